@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { BUILTIN_TOOL_IDS } from '../tools/registry.js';
+import { APPROVAL_PRESETS, SANDBOX_MODES } from '../core/types.js';
+import { createLogger } from './logger.js';
+import { FlagError, parseServeOptions } from './serve-options.js';
+import { VERSION } from './version.js';
+
+const program = new Command('chimera')
+  .description('chimera: coding agents. `chimera ferret serve` runs the ferret agent server.')
+  .version(VERSION);
+
+const ferret = program.command('ferret').description('ferret: a coding-agent server for editors (ACP on stdio) and bots (HTTP+SSE)');
+
+ferret
+  .command('serve')
+  .description(
+    'Serve ACP (JSON-RPC over stdio) and, with --http, HTTP+SSE on the same live sessions.\n' +
+      'Without --http the server exits when stdin closes.',
+  )
+  .option('--cwd <dir>', 'workspace root for new sessions (default: the current directory)')
+  .option('--model <id>', 'model for new sessions: PROVIDER/MODEL or scripted:PATH (default: $FERRET_MODEL, config.json, or a provider whose API key is set)')
+  .addOption(new Option('--sandbox <mode>', `sandbox mode: ${SANDBOX_MODES.join(' | ')}`).default('workspace-write'))
+  .addOption(new Option('--approval <preset>', `approval preset: ${APPROVAL_PRESETS.join(' | ')}`).default('auto'))
+  .option('--allowed-tools <list>', `comma-separated tools the model may call (default: all: ${BUILTIN_TOOL_IDS.join(',')})`)
+  .option('--http', 'also serve HTTP+SSE (Bearer token from $FERRET_SERVER_TOKEN)', false)
+  .option('--port <n>', 'HTTP port; 0 picks a free one', '5173')
+  .option('--host <h>', 'HTTP bind address (non-loopback needs FERRET_SERVER_TOKEN)', '127.0.0.1')
+  .option('--ide-schema <bool>', 'true | false: IDE frames (progress/step, code/diff, terminal/output, editor/open_file) on SSE', 'true')
+  .option('--no-stdio', 'do not serve ACP on stdio (a headless HTTP daemon)')
+  .addHelpText(
+    'after',
+    '\nEnvironment:\n  CHIMERA_HOME         state root (default ~/.chimera)\n  FERRET_MODEL         default model\n  FERRET_SERVER_TOKEN  Bearer token for HTTP\n  FERRET_LOG_LEVEL     pino level for stderr logs (default info)\n\nExamples:\n  chimera ferret serve --sandbox workspace-write --approval auto\n  chimera ferret serve --http --port 0 --model scripted:demo.json',
+  )
+  .action(async (raw: Record<string, unknown>) => {
+    let opts;
+    try {
+      opts = parseServeOptions(raw, BUILTIN_TOOL_IDS);
+    } catch (err) {
+      if (err instanceof FlagError) {
+        process.stderr.write(`chimera ferret serve: ${err.message}\n`);
+        process.exit(2);
+      }
+      throw err;
+    }
+    const logger = createLogger();
+    try {
+      const { serve } = await import('./serve.js');
+      await serve(opts, logger);
+    } catch (err) {
+      process.stderr.write(`chimera ferret serve: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`chimera: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import { SessionManager, type SessionDeps } from '../core/index.js';
+import { createProviderFactories } from '../providers/registry.js';
+import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
+import { buildRuleSet } from '../sandbox/rules.js';
+import { AuditLog } from '../store/audit-log.js';
+import { auditFile, chimeraHome } from '../store/paths.js';
+import { ToolRegistry, BUILTIN_TOOLS } from '../tools/registry.js';
+import { AcpConnection } from '../transports/acp/connection.js';
+import { LineChannel } from '../transports/acp/line-channel.js';
+import { loadConfig } from './config.js';
+import type { ServeOptions } from './serve-options.js';
+import { VERSION } from './version.js';
+
+/** The composition root: builds the core once and starts the transports that share it. */
+export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
+  const home = chimeraHome();
+  const config = loadConfig(home);
+  const deps: SessionDeps = {
+    home,
+    resolver: createModelResolver(createProviderFactories(config, process.env)),
+    tools: new ToolRegistry(BUILTIN_TOOLS, opts.allowedTools),
+    rules: buildRuleSet(config.rules),
+    audit: new AuditLog(auditFile(home)),
+    logger,
+    env: process.env,
+    maxSteps: config.maxSteps ?? 50,
+  };
+  const manager = new SessionManager(deps, {
+    cwd: opts.cwd,
+    model: pickDefaultModel({ flag: opts.model, env: process.env, configModel: config.model }),
+    mode: 'code',
+    sandbox: opts.sandbox,
+    approval: opts.approval,
+  });
+
+  const closers: (() => Promise<void>)[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = (why: string, code = 0): Promise<void> =>
+    (stopping ??= (async () => {
+      logger.info({ why }, 'shutting down');
+      await manager.shutdown();
+      for (const close of closers) await close().catch((err: unknown) => logger.error({ err }, 'close failed'));
+      logger.flush();
+      process.exitCode = code;
+      // Give stderr a tick to drain, then leave even if a client still holds a socket.
+      setTimeout(() => process.exit(code), 50).unref();
+    })());
+
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  if (opts.http) {
+    const { startHttpServer } = await import('../transports/http/server.js');
+    const token = process.env['FERRET_SERVER_TOKEN'] || undefined;
+    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox });
+    closers.push(() => http.close());
+    logger.info({ url: http.url }, 'listening');
+  }
+
+  if (opts.stdio) {
+    const channel = new LineChannel(process.stdin, process.stdout);
+    closers.push(() => channel.drain());
+    const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION });
+    void conn.run().then(() => {
+      if (!opts.http) void stop('stdin closed');
+      else logger.info('stdin closed; HTTP keeps serving');
+    });
+  }
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import {
+  AgentModeSchema,
+  ApprovalPresetSchema,
+  DecisionSchema,
+  MessageSchema,
+  RiskSchema,
+  SandboxModeSchema,
+  StopReasonSchema,
+  ToolStatusSchema,
+} from './types.js';
+
+// The single source of truth for what a session emits. Every adapter maps from this union,
+// the store writes it, and a load folds it back into a session.
+const ev = <T extends string, S extends z.ZodRawShape>(type: T, data: S) =>
+  z.object({
+    seq: z.number().int().positive(),
+    sessionId: z.string(),
+    ts: z.number(),
+    type: z.literal(type),
+    data: z.object(data),
+  });
+
+export const SessionCreatedEvent = ev('session_created', {
+  cwd: z.string(),
+  model: z.string(),
+  mode: AgentModeSchema,
+  sandbox: SandboxModeSchema,
+  approval: ApprovalPresetSchema,
+});
+export const TurnStartEvent = ev('turn_start', { turnId: z.string(), text: z.string() });
+export const MessageChunkEvent = ev('message_chunk', { turnId: z.string(), text: z.string() });
+export const ReasoningChunkEvent = ev('reasoning_chunk', { turnId: z.string(), text: z.string() });
+export const ToolCallStartEvent = ev('tool_call_start', {
+  turnId: z.string(),
+  callId: z.string(),
+  tool: z.string(),
+  args: z.unknown(),
+  kind: z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']),
+  title: z.string(),
+  locations: z.array(z.object({ path: z.string(), line: z.number().int().optional() })),
+});
+export const ToolCallProgressEvent = ev('tool_call_progress', {
+  callId: z.string(),
+  stream: z.enum(['stdout', 'stderr']),
+  text: z.string(),
+});
+export const ToolCallEndEvent = ev('tool_call_end', {
+  callId: z.string(),
+  tool: z.string(),
+  status: ToolStatusSchema,
+  output: z.string(),
+  durationMs: z.number(),
+  exitCode: z.number().int().nullable().optional(),
+  capReached: z.boolean().optional(),
+});
+export const PermissionRequestedEvent = ev('permission_requested', {
+  requestId: z.string(),
+  callId: z.string(),
+  tool: z.string(),
+  args: z.unknown(),
+  risk: RiskSchema,
+  reason: z.string(),
+  rule: z.string().optional(),
+});
+export const PermissionResolvedEvent = ev('permission_resolved', {
+  requestId: z.string(),
+  callId: z.string(),
+  decision: DecisionSchema,
+  by: z.string(),
+});
+export const SandboxViolationEvent = ev('sandbox_violation', {
+  callId: z.string().optional(),
+  tool: z.string(),
+  path: z.string().optional(),
+  mode: SandboxModeSchema,
+  reason: z.string(),
+});
+export const ApprovalChangedEvent = ev('approval_changed', { old: ApprovalPresetSchema, new: ApprovalPresetSchema });
+export const ModeChangedEvent = ev('mode_changed', { old: AgentModeSchema, new: AgentModeSchema });
+export const ModelChangedEvent = ev('model_changed', { old: z.string(), new: z.string() });
+export const CostUpdateEvent = ev('cost_update', {
+  input: z.number(),
+  output: z.number(),
+  cache: z.number(),
+  reasoning: z.number(),
+  totalUsd: z.number(),
+});
+export const FileEditEvent = ev('file_edit', {
+  callId: z.string(),
+  path: z.string(),
+  diff: z.string(),
+  changeKind: z.enum(['add', 'modify']),
+  oldText: z.string().nullable(),
+  newText: z.string(),
+});
+export const FileOpenEvent = ev('file_open', {
+  callId: z.string().optional(),
+  path: z.string(),
+  line: z.number().int().optional(),
+});
+export const NoticeEvent = ev('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() });
+export const HistoryMessageEvent = ev('message', { turnId: z.string(), message: MessageSchema });
+export const TurnEndEvent = ev('turn_end', {
+  turnId: z.string(),
+  stopReason: StopReasonSchema,
+  text: z.string(),
+});
+
+export const SessionEventSchema = z.discriminatedUnion('type', [
+  SessionCreatedEvent,
+  TurnStartEvent,
+  MessageChunkEvent,
+  ReasoningChunkEvent,
+  ToolCallStartEvent,
+  ToolCallProgressEvent,
+  ToolCallEndEvent,
+  PermissionRequestedEvent,
+  PermissionResolvedEvent,
+  SandboxViolationEvent,
+  ApprovalChangedEvent,
+  ModeChangedEvent,
+  ModelChangedEvent,
+  CostUpdateEvent,
+  FileEditEvent,
+  FileOpenEvent,
+  NoticeEvent,
+  HistoryMessageEvent,
+  TurnEndEvent,
+]);
+
+export type SessionEvent = z.infer<typeof SessionEventSchema>;
+export type EventType = SessionEvent['type'];
+export type EventOf<T extends EventType> = Extract<SessionEvent, { type: T }>;
+export type EventData<T extends EventType> = EventOf<T>['data'];
+/** What a session hands the store: the store stamps seq, sessionId and ts. */
+export type EventDraft = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];

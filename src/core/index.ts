@@ -1,0 +1,11 @@
+// The core's public face: transports import from here and nowhere else in the core.
+export { SessionManager } from './session-manager.js';
+export type { NewSessionOptions, SessionDefaults, SessionSummary } from './session-manager.js';
+export { Session } from './session.js';
+export type { SessionDeps, TurnResult } from './session.js';
+export { FerretError, isFerretError, errorText, ERROR_CODES } from './errors.js';
+export type { ErrorCode } from './errors.js';
+export { SessionEventSchema } from './events.js';
+export type { SessionEvent, EventType, EventOf, EventData } from './events.js';
+export * from './types.js';
+export type { FileAccess, Tool } from '../tools/define.js';

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readEventLog } from '../store/event-log.js';
+import { eventsFile, SESSION_ID_PATTERN } from '../store/paths.js';
+import { listStoredSessionIds, readMeta } from '../store/session-meta.js';
+import { FerretError } from './errors.js';
+import { Session, type SessionDeps } from './session.js';
+import type { AgentMode, ApprovalPreset, SandboxMode } from './types.js';
+
+export interface SessionDefaults {
+  cwd: string;
+  model: string;
+  mode: AgentMode;
+  sandbox: SandboxMode;
+  approval: ApprovalPreset;
+}
+
+export interface NewSessionOptions {
+  cwd?: string | undefined;
+  model?: string | undefined;
+  mode?: AgentMode | undefined;
+  approval?: ApprovalPreset | undefined;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  cwd: string;
+  title?: string;
+  model: string;
+  mode: string;
+  createdAt: string;
+  updatedAt: string;
+  costUsd: number;
+  status: 'idle' | 'running';
+  live: boolean;
+}
+
+export type SessionListener = (session: Session) => void;
+
+/** Owns every session of the server; sessions belong to it, not to a connection. */
+export class SessionManager {
+  private readonly live = new Map<string, Session>();
+  private readonly onCreate = new Set<SessionListener>();
+
+  constructor(
+    readonly deps: SessionDeps,
+    readonly defaults: SessionDefaults,
+  ) {}
+
+  create(opts: NewSessionOptions = {}): Session {
+    const cwd = resolveWorkspace(opts.cwd ?? this.defaults.cwd, this.defaults.cwd);
+    const model = opts.model ?? this.defaults.model;
+    if (model.startsWith('scripted:')) this.deps.resolver.resolve(model, cwd); // malformed file: refuse now, naming the field
+    const id = randomUUID();
+    let session: Session;
+    try {
+      session = new Session(id, this.deps);
+    } catch (err) {
+      throw new FerretError('storage', `cannot create the session log under ${this.deps.home}: ${(err as Error).message}`);
+    }
+    session.emit({
+      type: 'session_created',
+      data: {
+        cwd,
+        model,
+        mode: opts.mode ?? this.defaults.mode,
+        sandbox: this.defaults.sandbox,
+        approval: opts.approval ?? this.defaults.approval,
+      },
+    });
+    session.saveMeta();
+    this.live.set(id, session);
+    for (const l of this.onCreate) l(session);
+    return session;
+  }
+
+  /** A live session, or one loaded from its log (a new process continuing an old session). */
+  get(id: string): Session {
+    const s = this.live.get(id);
+    if (s) return s;
+    return this.load(id);
+  }
+
+  has(id: string): boolean {
+    return this.live.has(id) || (SESSION_ID_PATTERN.test(id) && existsSync(eventsFile(this.deps.home, id)));
+  }
+
+  private load(id: string): Session {
+    if (!SESSION_ID_PATTERN.test(id)) throw new FerretError('session_not_found', `no session ${JSON.stringify(id)}`, { field: 'sessionId' });
+    const file = eventsFile(this.deps.home, id);
+    if (!existsSync(file)) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
+    const read = readEventLog(file);
+    if (read.events[0]?.type !== 'session_created') {
+      throw new FerretError('storage', `session ${id}: its log does not start with session_created`);
+    }
+    const session = new Session(id, this.deps, read.events);
+    // Sandbox is fixed per server: a loaded session runs under this server's mode.
+    session.state.sandbox = this.defaults.sandbox;
+    if (read.tornTail || read.badLines) {
+      this.deps.logger.warn({ sessionId: id, tornTail: read.tornTail, badLines: read.badLines }, 'session log was damaged; loaded what was whole');
+      session.emit({
+        type: 'notice',
+        data: {
+          level: 'warning',
+          text: `the session log was damaged (${read.tornTail ? 'a torn last line' : ''}${read.tornTail && read.badLines ? ', ' : ''}${read.badLines ? `${read.badLines} bad lines` : ''}); everything before it was restored`,
+        },
+      });
+    }
+    this.live.set(id, session);
+    return session;
+  }
+
+  list(): SessionSummary[] {
+    const out: SessionSummary[] = [...this.live.values()].map((s) => s.summary());
+    for (const id of listStoredSessionIds(this.deps.home)) {
+      if (this.live.has(id)) continue;
+      const m = readMeta(this.deps.home, id);
+      if (m) out.push({ ...m, status: 'idle', live: false });
+    }
+    return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+
+  liveSessions(): Session[] {
+    return [...this.live.values()];
+  }
+
+  onSessionCreated(l: SessionListener): () => void {
+    this.onCreate.add(l);
+    return () => this.onCreate.delete(l);
+  }
+
+  /** Graceful stop: cancel running turns, wait for them, flush and close every log. */
+  async shutdown(): Promise<void> {
+    const all = [...this.live.values()];
+    for (const s of all) s.cancel();
+    await Promise.all(all.map((s) => s.settled()));
+    for (const s of all) {
+      s.saveMeta();
+      s.close();
+    }
+  }
+}
+
+function resolveWorkspace(cwd: string, base: string): string {
+  const abs = resolve(base, cwd);
+  let st;
+  try {
+    st = statSync(abs);
+  } catch {
+    throw new FerretError('invalid_params', `cwd: no such directory: ${abs}`, { field: 'cwd' });
+  }
+  if (!st.isDirectory()) throw new FerretError('invalid_params', `cwd: not a directory: ${abs}`, { field: 'cwd' });
+  return realpathSync(abs);
+}

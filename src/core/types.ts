@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+export const SandboxModeSchema = z.enum(SANDBOX_MODES);
+export type SandboxMode = z.infer<typeof SandboxModeSchema>;
+
+export const APPROVAL_PRESETS = ['suggest', 'auto', 'full-auto'] as const;
+export const ApprovalPresetSchema = z.enum(APPROVAL_PRESETS);
+export type ApprovalPreset = z.infer<typeof ApprovalPresetSchema>;
+
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_steps', 'error'] as const;
+export const StopReasonSchema = z.enum(STOP_REASONS);
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+export const DECISIONS = ['allow', 'deny', 'always', 'never'] as const;
+export const DecisionSchema = z.enum(DECISIONS);
+export type Decision = z.infer<typeof DecisionSchema>;
+
+export const RiskSchema = z.enum(['low', 'medium', 'high']);
+export type Risk = z.infer<typeof RiskSchema>;
+
+export const ToolStatusSchema = z.enum(['completed', 'failed', 'denied', 'cancelled']);
+export type ToolStatus = z.infer<typeof ToolStatusSchema>;
+
+/** Four disjoint token counts: input excludes cached input, output excludes reasoning. */
+export const UsageSchema = z.object({
+  input: z.number().nonnegative().default(0),
+  output: z.number().nonnegative().default(0),
+  cache: z.number().nonnegative().default(0),
+  reasoning: z.number().nonnegative().default(0),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** USD per million tokens of each usage count. */
+export const PricingSchema = z.object({
+  input: z.number().nonnegative().default(0),
+  output: z.number().nonnegative().default(0),
+  cache: z.number().nonnegative().default(0),
+  reasoning: z.number().nonnegative().default(0),
+});
+export type Pricing = z.infer<typeof PricingSchema>;
+
+export const ZERO_USAGE: Usage = { input: 0, output: 0, cache: 0, reasoning: 0 };
+
+export function usdOf(usage: Usage, pricing: Pricing | undefined): number {
+  if (!pricing) return 0;
+  return (
+    (usage.input * pricing.input +
+      usage.output * pricing.output +
+      usage.cache * pricing.cache +
+      usage.reasoning * pricing.reasoning) /
+    1_000_000
+  );
+}
+
+export const ToolCallSchema = z.object({ id: z.string(), name: z.string(), args: z.unknown() });
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+export const ToolResultSchema = z.object({
+  callId: z.string(),
+  name: z.string(),
+  status: ToolStatusSchema,
+  output: z.string(),
+});
+export type ToolResult = z.infer<typeof ToolResultSchema>;
+
+/** The conversation as the model sees it; stored as `message` events so a load can rebuild it. */
+export const MessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('user'), text: z.string() }),
+  z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(ToolCallSchema) }),
+  z.object({ role: z.literal('tool'), results: z.array(ToolResultSchema) }),
+]);
+export type Message = z.infer<typeof MessageSchema>;
+
+export const AGENT_MODES = ['code', 'plan'] as const;
+export const AgentModeSchema = z.enum(AGENT_MODES);
+export type AgentMode = z.infer<typeof AgentModeSchema>;

@@ -1,0 +1,109 @@
+import { streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
+import type { Usage } from '../core/types.js';
+import { IdleTimeoutError, StreamCutError } from './failures.js';
+import { toPrompt, toToolSet } from './messages.js';
+import type { ModelRequest, ModelStreamPart } from './provider.js';
+
+// The SDK's own warning printer writes to the console; ours reports through notices instead.
+(globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
+
+/** SDK usage → ferret's four disjoint counts (cached input out of input, reasoning out of output). */
+export function toUsage(u: LanguageModelUsage): Usage | undefined {
+  if (u.inputTokens === undefined && u.outputTokens === undefined) return undefined;
+  const cache = u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens ?? 0;
+  const reasoning = u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens ?? 0;
+  return {
+    input: Math.max(0, (u.inputTokens ?? 0) - cache),
+    output: Math.max(0, (u.outputTokens ?? 0) - reasoning),
+    cache,
+    reasoning,
+  };
+}
+
+export interface AttemptOptions {
+  model: LanguageModel;
+  /** Anthropic: mark cache breakpoints */
+  cache: boolean;
+  idleTimeoutMs: number;
+}
+
+/**
+ * One model call. Text and reasoning stream through as they arrive; tool calls are held until
+ * the provider says it finished, so a cut stream never hands the loop a half-made call.
+ */
+export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): AsyncGenerator<ModelStreamPart> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(req.signal.reason);
+  req.signal.addEventListener('abort', onAbort, { once: true });
+  let idle: IdleTimeoutError | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      idle = new IdleTimeoutError(opts.idleTimeoutMs);
+      ac.abort(idle);
+    }, opts.idleTimeoutMs);
+  };
+  try {
+    req.signal.throwIfAborted();
+    arm();
+    const result = streamText({
+      model: opts.model,
+      ...toPrompt(req.system, req.messages, opts.cache),
+      ...(req.tools.length > 0 ? { tools: toToolSet(req.tools) } : {}),
+      maxRetries: 0,
+      abortSignal: ac.signal,
+      onError: () => {}, // errors arrive as `error` parts below; the default handler prints them
+    });
+    const calls: ModelStreamPart[] = [];
+    let usage: Usage | undefined;
+    let finished = false;
+    for await (const part of result.fullStream) {
+      arm();
+      switch (part.type) {
+        case 'text-delta':
+          if (part.text) yield { type: 'text', text: part.text };
+          break;
+        case 'reasoning-delta':
+          if (part.text) yield { type: 'reasoning', text: part.text };
+          break;
+        case 'tool-call':
+          calls.push({ type: 'tool_call', id: part.toolCallId, name: part.toolName, args: part.input });
+          break;
+        case 'finish-step':
+          if (part.finishReason === 'error' || (part.rawFinishReason === undefined && part.finishReason === 'other')) {
+            throw new StreamCutError('the provider never said the reply was finished');
+          }
+          if (part.finishReason === 'length') {
+            yield { type: 'notice', level: 'warning', text: 'the model reached its output-token limit; the reply is cut short' };
+          }
+          usage = toUsage(part.usage);
+          finished = true;
+          break;
+        case 'error':
+          throw part.error;
+        case 'abort':
+          throw idle ?? req.signal.reason ?? new Error('aborted');
+        // Framing, streamed tool-argument fragments (the provider assembles the call), and
+        // parts that only exist for tools the SDK runs itself, which ferret's tools never are.
+        case 'start': case 'finish': case 'start-step': case 'raw': case 'source': case 'file':
+        case 'text-start': case 'text-end': case 'reasoning-start': case 'reasoning-end':
+        case 'tool-input-start': case 'tool-input-delta': case 'tool-input-end':
+        case 'tool-result': case 'tool-error': case 'tool-output-denied': case 'tool-approval-request':
+          break;
+      }
+    }
+    if (idle) throw idle;
+    req.signal.throwIfAborted();
+    if (!finished) throw new StreamCutError('the stream ended before the reply was finished');
+    yield* calls;
+    if (usage) yield { type: 'usage', usage };
+  } catch (err) {
+    if (idle) throw idle;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    req.signal.removeEventListener('abort', onAbort);
+    if (!ac.signal.aborted) ac.abort(); // the consumer stopped early: close the HTTP stream
+  }
+}

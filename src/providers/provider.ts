@@ -1,0 +1,41 @@
+import type { Message, Pricing, Usage } from '../core/types.js';
+
+/** A tool as offered to a model: JSON Schema for its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  signal: AbortSignal;
+}
+
+export type ModelStreamPart =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool_call'; id: string; name: string; args: unknown }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'notice'; level: 'info' | 'warning'; text: string };
+
+/** What the agent loop needs of a model; one instance per model id, shareable across sessions. */
+export interface ModelProvider {
+  readonly id: string;
+  readonly pricing?: Pricing;
+  readonly contextWindow?: number;
+  stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;
+}
+
+/** A provider failure the loop reports as a notice; `retryable` says a retry is safe. */
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  constructor(
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}

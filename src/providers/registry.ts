@@ -1,0 +1,83 @@
+import type { FerretConfig } from '../cli/config.js';
+import { DEFAULT_BASE_URL, languageModel, type ProviderType } from './clients.js';
+import { resolvePrice } from './pricing.js';
+import { ModelError, type ModelProvider } from './provider.js';
+import type { ProviderFactory } from './resolve.js';
+import { SdkProvider, type RetryPolicy } from './sdk-provider.js';
+
+/** Providers that need no config entry: the name in the model id is the type. */
+const BUILTIN: Record<string, { type: ProviderType; keyEnv?: string }> = {
+  openai: { type: 'openai', keyEnv: 'OPENAI_API_KEY' },
+  anthropic: { type: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY' },
+  ollama: { type: 'ollama' },
+};
+
+/** Knobs for tests; production uses the defaults. */
+export interface FactoryTuning {
+  retry?: Partial<RetryPolicy>;
+  idleTimeoutMs?: number;
+}
+
+interface Key {
+  value?: string | undefined;
+  /** where it came from, for error advice */
+  hint?: string | undefined;
+}
+
+function apiKey(name: string, configured: string | undefined, keyEnv: string | undefined, env: NodeJS.ProcessEnv): Key {
+  if (configured?.startsWith('env:')) {
+    const v = configured.slice(4);
+    return { value: env[v] || undefined, hint: `${v} (providers.${name}.apiKey in config.json)` };
+  }
+  if (configured) return { value: configured, hint: `providers.${name}.apiKey in config.json` };
+  if (keyEnv) return { value: env[keyEnv] || undefined, hint: keyEnv };
+  return {};
+}
+
+function build(modelId: string, name: string, model: string, config: FerretConfig, env: NodeJS.ProcessEnv, tuning: FactoryTuning): ModelProvider | undefined {
+  const entry = config.providers[name];
+  const builtin = BUILTIN[name];
+  const type = entry?.type ?? builtin?.type;
+  if (!type) return undefined;
+  const keyEnv = builtin?.type === type ? builtin.keyEnv : type === 'openai' ? 'OPENAI_API_KEY' : type === 'anthropic' ? 'ANTHROPIC_API_KEY' : undefined;
+  const key = apiKey(name, entry?.apiKey, keyEnv, env);
+  const baseURL = entry?.baseURL ?? (type === 'ollama' ? env['OLLAMA_BASE_URL'] : undefined) ?? DEFAULT_BASE_URL[type];
+  const modelEntry = entry?.models?.[model];
+  const price = resolvePrice({ type, model, override: modelEntry?.pricing, contextWindow: modelEntry?.contextWindow });
+  const needsKey = type === 'openai' || type === 'anthropic';
+  return new SdkProvider({
+    modelId,
+    baseURL: baseURL ?? '(no baseURL)',
+    keyHint: key.hint,
+    cache: type === 'anthropic',
+    pricing: price.pricing,
+    contextWindow: price.contextWindow,
+    firstCallNotice:
+      price.source === 'unknown'
+        ? `${modelId}: no price is known for this model, so its cost counts as 0; set providers.${name}.models["${model}"].pricing in config.json`
+        : undefined,
+    ...tuning,
+    model: () => {
+      if (!baseURL) throw new ModelError(`${modelId}: provider "${name}" has no baseURL; set providers.${name}.baseURL in config.json`);
+      if (needsKey && !key.value) throw new ModelError(`${modelId}: no API key; set ${key.hint ?? keyEnv}`);
+      return languageModel({ name, type, baseURL, apiKey: key.value }, model);
+    },
+  });
+}
+
+/**
+ * Model-id → real provider for every provider in config.json plus the built-ins; one instance
+ * per model id, so the "no price known" notice is said once per server.
+ */
+export function createProviderFactories(config: FerretConfig, env: NodeJS.ProcessEnv, tuning: FactoryTuning = {}): ProviderFactory[] {
+  const made = new Map<string, ModelProvider | undefined>();
+  const factory: ProviderFactory = (modelId) => {
+    if (made.has(modelId)) return made.get(modelId);
+    const slash = modelId.indexOf('/');
+    if (slash <= 0 || slash === modelId.length - 1) return undefined;
+    const p = build(modelId, modelId.slice(0, slash), modelId.slice(slash + 1), config, env, tuning);
+    made.set(modelId, p);
+    return p;
+  };
+  return [factory];
+}

@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { FerretError } from '../core/errors.js';
+import { PricingSchema, UsageSchema } from '../core/types.js';
+import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
+
+const ScriptedResponseSchema = z.object({
+  chunks: z.array(z.string()).default([]),
+  reasoning: z.array(z.string()).optional(),
+  toolCalls: z
+    .array(z.object({ id: z.string().optional(), name: z.string().min(1), arguments: z.unknown().default({}) }))
+    .default([]),
+  usage: UsageSchema.partial().optional(),
+  delayMs: z.number().int().nonnegative().default(0),
+  error: z.string().optional(),
+});
+
+export const ScriptedFileSchema = z.object({
+  responses: z.array(ScriptedResponseSchema),
+  pricing: PricingSchema.partial().optional(),
+});
+export type ScriptedFile = z.infer<typeof ScriptedFileSchema>;
+
+function fieldPath(path: PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+}
+
+export function loadScriptedFile(path: string): ScriptedFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new FerretError('invalid_params', `scripted model file ${path}: ${(err as Error).message}`, { field: 'model' });
+  }
+  const parsed = ScriptedFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue ? fieldPath(issue.path) : '';
+    throw new FerretError(
+      'invalid_params',
+      `scripted model file ${path}: field ${field || '(root)'}: ${issue?.message ?? 'invalid'}`,
+      { field: 'model', file: path, path: field },
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Replays a JSON file of responses. Its position is the number of assistant turns already in
+ * the conversation, so a session loaded in a new process continues where it left off.
+ */
+export class ScriptedProvider implements ModelProvider {
+  readonly pricing;
+  private readonly file: ScriptedFile;
+
+  constructor(
+    readonly id: string,
+    path: string,
+    cwd: string,
+  ) {
+    this.file = loadScriptedFile(resolve(cwd, path));
+    const p = this.file.pricing;
+    this.pricing = p ? PricingSchema.parse(p) : undefined;
+  }
+
+  async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+    const index = req.messages.filter((m) => m.role === 'assistant').length;
+    const r = this.file.responses[index];
+    if (!r) {
+      throw new ModelError(
+        `scripted model ${this.id}: no response left (the file has ${this.file.responses.length}, this is call ${index + 1})`,
+      );
+    }
+    for (const text of r.reasoning ?? []) yield { type: 'reasoning', text };
+    for (let i = 0; i < r.chunks.length; i++) {
+      if (i > 0 && r.delayMs > 0) await sleep(r.delayMs, undefined, { signal: req.signal });
+      req.signal.throwIfAborted();
+      yield { type: 'text', text: r.chunks[i] ?? '' };
+    }
+    if (r.error) throw new ModelError(r.error);
+    for (let i = 0; i < r.toolCalls.length; i++) {
+      const c = r.toolCalls[i]!;
+      yield { type: 'tool_call', id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, args: c.arguments };
+    }
+    if (r.usage) yield { type: 'usage', usage: UsageSchema.parse(r.usage) };
+  }
+}

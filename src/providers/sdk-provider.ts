@@ -1,0 +1,86 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LanguageModel } from 'ai';
+import type { Pricing } from '../core/types.js';
+import { streamOnce } from './attempt.js';
+import { classifyFailure, type FailureContext } from './failures.js';
+import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
+
+/** Bounded retries: only before any output, at most `maxAttempts`, at most `maxTotalWaitMs` asleep. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxTotalWaitMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1000, maxTotalWaitMs: 10_000 };
+/** Longest silence tolerated mid-stream (reasoning models may think for minutes before a token). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
+
+export interface SdkProviderOptions extends FailureContext {
+  /** Built lazily so a missing key fails the turn with advice, not the server start. */
+  model: () => LanguageModel;
+  cache: boolean;
+  pricing?: Pricing | undefined;
+  contextWindow?: number | undefined;
+  /** said once, on the first call (e.g. "no price known for this model") */
+  firstCallNotice?: string | undefined;
+  retry?: Partial<RetryPolicy> | undefined;
+  idleTimeoutMs?: number | undefined;
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`;
+}
+
+/** A real model behind the AI SDK, with ferret's retry policy and its notices. */
+export class SdkProvider implements ModelProvider {
+  readonly id: string;
+  readonly pricing: Pricing | undefined;
+  readonly contextWindow: number | undefined;
+  private pendingNotice: string | undefined;
+  private readonly retry: RetryPolicy;
+
+  constructor(private readonly opts: SdkProviderOptions) {
+    this.id = opts.modelId;
+    this.pricing = opts.pricing;
+    this.contextWindow = opts.contextWindow;
+    this.pendingNotice = opts.firstCallNotice;
+    this.retry = { ...DEFAULT_RETRY, ...opts.retry };
+  }
+
+  async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+    if (this.pendingNotice) {
+      yield { type: 'notice', level: 'info', text: this.pendingNotice };
+      this.pendingNotice = undefined;
+    }
+    const model = this.opts.model();
+    const idleTimeoutMs = this.opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      let produced = false;
+      try {
+        for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs })) {
+          if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool_call') produced = true;
+          yield part;
+        }
+        return;
+      } catch (err) {
+        if (req.signal.aborted) throw err;
+        const f = classifyFailure(err, this.opts);
+        if (produced) {
+          throw new ModelError(`${f.message}. The partial reply is kept; send another message to continue.`, f.retryable);
+        }
+        if (!f.retryable) throw new ModelError(f.message, false);
+        const tries = attempt > 1 ? ` (gave up after ${attempt} attempts)` : '';
+        if (attempt >= this.retry.maxAttempts) throw new ModelError(`${f.message}${tries}`, true);
+        const delay = f.retryAfterMs ?? this.retry.baseDelayMs * 2 ** (attempt - 1);
+        if (waited + delay > this.retry.maxTotalWaitMs) {
+          throw new ModelError(`${f.message}; the provider asks to wait ${seconds(delay)}, longer than ferret waits${tries}`, true);
+        }
+        yield { type: 'notice', level: 'warning', text: `${this.id}: ${f.label}; retrying in ${seconds(delay)} (attempt ${attempt + 1} of ${this.retry.maxAttempts})` };
+        await sleep(delay, undefined, { signal: req.signal });
+        waited += delay;
+      }
+    }
+  }
+}

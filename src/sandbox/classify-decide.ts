@@ -1,0 +1,166 @@
+// Turning one simple command, one redirection or one assignment into a verdict item:
+// deny/ask rules match broadly (every wrapper level and canonical spelling), allow rules
+// narrowly (the innermost command), and built-in knowledge decides when no rule does.
+import path from 'node:path';
+import type { Judgement, Risk } from './command-knowledge.js';
+import { gitGlobals, ruleForms } from './command-unwrap.js';
+import { findRule, matchRule } from './rules.js';
+import type { Rule, RuleSet } from './rules.js';
+import type { Word } from './shell-parse.js';
+
+export interface Item {
+  readonly action: 'allow' | 'ask' | 'deny';
+  readonly risk: Risk;
+  readonly reason: string;
+  readonly rule?: string;
+  readonly readOnly: boolean;
+  readonly opaque?: boolean;
+  /** Short display of what was judged, e.g. `git push origin`. */
+  readonly label: string;
+}
+
+const RISK_RANK: Record<Risk, number> = { low: 0, medium: 1, high: 2 };
+export const maxRisk = (a: Risk, b: Risk): Risk => (RISK_RANK[a] >= RISK_RANK[b] ? a : b);
+
+/** Words as a person would type them; dynamic words keep their source text. */
+export function label(words: readonly Word[]): string {
+  return printable(words.map((w) => (w.value === undefined ? w.text : quote(w.value))).join(' '));
+}
+
+/** Shortened, with control and invisible characters shown as escapes (`\r`, `\u00a0`). */
+export function printable(s: string): string {
+  const short = s.length > 80 ? `${s.slice(0, 77)}...` : s;
+  return short.replace(/[\x00-\x1f\x7f-\x9f\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/g, (c) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+function quote(v: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(v) ? v : `'${v.replace(/'/g, "'\\''")}'`;
+}
+
+export function hidden(source: string, phrase: string): Item {
+  const what = printable(source);
+  return { action: 'ask', risk: 'high', reason: `\`${what}\` ${phrase}.`, readOnly: false, opaque: true, label: what };
+}
+
+type Arg = string | undefined;
+
+/**
+ * A bash rule against one spelling of argv. Unknown words (undefined) match any rule word, and
+ * with `openTail` the command gets more words at run time (`xargs`), so a shorter argv may match.
+ */
+function matchLoose(rule: Rule, argv: readonly Arg[], openTail: boolean): boolean {
+  if (rule.tool !== 'bash') return false;
+  if (rule.kind === 'any') return true;
+  const words = rule.words ?? [];
+  if (argv.length < words.length && !openTail) return false;
+  if (rule.kind === 'exact' && (openTail ? argv.length > words.length : argv.length !== words.length)) return false;
+  return words.every((w, i) => i >= argv.length || argv[i] === undefined || argv[i] === w);
+}
+
+/** The first rule, in list order, that matches any of the spellings. */
+function firstHit(rules: readonly Rule[], forms: readonly (readonly string[])[]): Rule | undefined {
+  return rules.find((r) => forms.some((argv) => matchRule(r, 'bash', { argv })));
+}
+
+function firstLoose(rules: readonly Rule[], forms: readonly (readonly Arg[])[], openTail: boolean): Rule | undefined {
+  return rules.find((r) => forms.some((argv) => matchLoose(r, argv, openTail)));
+}
+
+export interface CommandFacts {
+  /** levels[0] is the full argv, the last one the innermost command after wrappers. */
+  readonly levels: readonly (readonly Word[])[];
+  readonly judgement: Judgement;
+  readonly privileged: boolean;
+  readonly extraArgs: boolean;
+}
+
+/** Every spelling deny/ask rules are tried on: each wrapper level, canonical forms, and for
+ * programs that run their arguments (`ssh host git push`) every suffix of the innermost argv. */
+function broadForms<T extends Arg>(levels: readonly (readonly T[])[], argsMayRun: boolean): Arg[][] {
+  const forms = levels.flatMap((l) => ruleForms(l));
+  const inner = levels[levels.length - 1] ?? [];
+  if (argsMayRun) {
+    for (let i = 1; i < inner.length; i++) if (!(inner[i]?.startsWith('-') ?? false)) forms.push(...ruleForms(inner.slice(i)));
+  }
+  return forms;
+}
+
+export function decideCommand(rules: RuleSet, f: CommandFacts): Item {
+  const strs = f.levels.map((l) => l.map((w) => w.value ?? w.text));
+  const loose = f.levels.map((l) => l.map((w) => (w.glob ? undefined : w.value)));
+  const full = strs[0] ?? [];
+  const inner = strs[strs.length - 1] ?? [];
+  const j = f.judgement;
+  const what = label(f.levels[0] ?? []);
+  const strict = broadForms(strs, j.argsMayRun === true) as string[][];
+  const unsure = broadForms(loose, j.argsMayRun === true);
+  const base = { readOnly: j.readOnly, label: what };
+  const deny = firstHit(rules.deny, strict);
+  if (deny) return { ...base, action: 'deny', risk: 'high', rule: deny.text, reason: `Rule ${deny.text} refuses \`${what}\`.` };
+  const ask = firstHit(rules.ask, strict) ?? firstLoose(rules.ask, unsure, f.extraArgs);
+  const mayDeny = firstLoose(rules.deny, unsure, f.extraArgs);
+  if (mayDeny) {
+    const reason = `\`${what}\` may be refused by rule ${mayDeny.text}: part of it is only known at run time.`;
+    return { ...base, action: 'ask', risk: 'high', rule: mayDeny.text, reason, readOnly: false, opaque: true };
+  }
+  if (ask) {
+    const reason = j.readOnly ? `Rule ${ask.text} asks before \`${what}\`.` : `\`${what}\` ${j.phrase}; rule ${ask.text} asks first.`;
+    return { ...base, action: 'ask', risk: maxRisk(j.risk, 'medium'), rule: ask.text, reason, ...(j.hidden ? { opaque: true } : {}) };
+  }
+  if (j.hidden) return { ...base, action: 'ask', risk: 'high', reason: `\`${what}\` ${j.phrase}.`, opaque: true };
+  const allow = firstHit(rules.allow.filter((r) => r.kind !== 'exact' || !f.extraArgs), narrowForms(f, full, inner))
+    ?? firstHit(rules.allow.filter((r) => r.kind === 'exact'), [full]);
+  if (allow) return { ...base, action: 'allow', risk: j.risk, rule: allow.text, reason: `Rule ${allow.text} allows \`${what}\`.` };
+  return { ...base, action: j.readOnly ? 'allow' : 'ask', risk: j.risk, reason: `\`${what}\` ${j.phrase}.` };
+}
+
+/** Allow rules see the innermost command (git without harmless global options); under sudo, only the whole line. */
+function narrowForms(f: CommandFacts, full: string[], inner: string[]): string[][] {
+  if (f.privileged) return [full];
+  const forms = [inner];
+  if (inner[0] === 'git') {
+    const { sub, risky } = gitGlobals(inner);
+    if (risky.length === 0 && sub > 1) forms.push(['git', ...inner.slice(sub)]);
+  }
+  return forms;
+}
+
+const SENSITIVE = /(^|\/)\.(git|ferret|chimera|ssh|gnupg|aws|config|vscode|claude|codex)(\/|$)|(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|envrc|gitconfig|npmrc)$/;
+
+/** A redirection that writes: judged by write_file rules, else asked (high when outside the workspace). */
+export function decideWrite(rules: RuleSet, target: Word, op: string): Item {
+  const v = target.value;
+  const what = `${op} ${target.text}`;
+  if (v === undefined || target.glob) {
+    return { action: 'ask', risk: 'medium', readOnly: false, label: what, reason: `Writes to a file only known at run time (${what}).` };
+  }
+  const norm = target.tilde || v.startsWith('~') ? v : path.posix.normalize(v);
+  const outside = target.tilde || norm.startsWith('/') || norm === '..' || norm.startsWith('../');
+  const hit = findRule(rules, 'write_file', { path: norm });
+  const base = { readOnly: false, label: what, ...(hit ? { rule: hit.rule.text } : {}) };
+  if (hit?.list === 'deny') return { ...base, action: 'deny', risk: 'high', reason: `Rule ${hit.rule.text} refuses writing ${v}.` };
+  if (hit?.list === 'allow') return { ...base, action: 'allow', risk: 'low', reason: `Rule ${hit.rule.text} allows writing ${v}.` };
+  const risk = outside || SENSITIVE.test(norm) ? 'high' : 'medium';
+  const where = outside ? ', outside the workspace' : '';
+  return { ...base, action: 'ask', risk, reason: `Writes ${v} by redirection${where}.` };
+}
+
+/** Variables that change which program runs or what it loads. */
+const RISKY_VAR = /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|HOME|XDG_\w+|GIT_\w+|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|BROWSER|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_\w+|npm_config_\w+|PYTHON\w*|PERL5\w*|PERLLIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|\w*ASKPASS|SHELL|TMPDIR)$/;
+const HARMLESS_VAR = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_TERMINAL_PROMPT$|^GIT_OPTIONAL_LOCKS$/;
+
+/** An assignment (`FOO=1 cmd`, `export FOO=1`, `env FOO=1 cmd`); undefined when harmless. */
+export function decideAssignment(name: string, value: string | undefined): Item | undefined {
+  const what = `${name}=${value ?? '…'}`;
+  const pagerIsCat = /^(GIT_PAGER|PAGER|MANPAGER)$/.test(name) && (value === 'cat' || value === '');
+  if (RISKY_VAR.test(name) && !HARMLESS_VAR.test(name) && !pagerIsCat) {
+    return { action: 'ask', risk: 'high', readOnly: false, label: what, reason: `Sets ${name}, which can change what later commands run.` };
+  }
+  if (value !== undefined && /\$\(|`/.test(value)) {
+    return { action: 'ask', risk: 'medium', readOnly: false, label: what, reason: `Stores shell code in ${name}, which arithmetic or eval could run.` };
+  }
+  return undefined;
+}

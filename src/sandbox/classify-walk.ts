@@ -1,0 +1,198 @@
+// Walks a bash parse tree and finds everything that runs or writes: every simple command
+// (in lists, pipelines, subshells, groups, loops, functions, substitutions, here-docs),
+// every writing redirection and every risky assignment, recursing into nested shell code.
+import { decideAssignment, decideCommand, decideWrite, hidden, label, maxRisk } from './classify-decide.js';
+import type { Item } from './classify-decide.js';
+import { isSystemName, judgeArgv } from './command-knowledge.js';
+import type { Judgement } from './command-knowledge.js';
+import { baseName, unwrap } from './command-unwrap.js';
+import { nestedCode } from './nested-code.js';
+import type { Stdin } from './nested-code.js';
+import type { RuleSet } from './rules.js';
+import { ODD_CHARS, wordOf } from './shell-parse.js';
+import type { ParseFn, SNode, Word } from './shell-parse.js';
+
+export type { Item } from './classify-decide.js';
+
+const MAX_DEPTH = 4;
+const MAX_LENGTH = 16_384;
+const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+const WRITE_OPS = new Set(['>', '>>', '&>', '&>>', '>|']);
+const SAFE_SINKS = /^\/dev\/(null|stdout|stderr)$/;
+const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request']);
+
+interface Ctx {
+  readonly depth: number;
+  readonly bashLike: boolean;
+  readonly download?: string;
+}
+
+export class ShellWalk {
+  readonly items: Item[] = [];
+  readonly commands: string[][] = [];
+
+  constructor(private readonly parse: ParseFn, private readonly rules: RuleSet) {}
+
+  /** Judge a piece of shell source; nested code (bash -c, eval) comes back here one level deeper. */
+  script(source: string, depth: number, bashLike: boolean): void {
+    const what = source;
+    if (depth > MAX_DEPTH) return void this.items.push(hidden(what, 'nests shell code too deeply to judge'));
+    if (source.length > MAX_LENGTH) return void this.items.push(hidden(what, 'is too long to judge'));
+    if (ODD_CHARS.test(source)) {
+      return void this.items.push(hidden(what, 'contains control or unusual space characters that shells and parsers read differently'));
+    }
+    const parsed = this.parse(source);
+    if (!parsed.ok) return void this.items.push(hidden(what, `cannot be judged: ${parsed.reason}`));
+    const from = this.items.length;
+    this.walk(parsed.root, { depth, bashLike });
+    if (!bashLike) this.capForeignShell(from);
+  }
+
+  /** zsh/fish code parsed with the bash grammar may mean something else: never auto-allow it. */
+  private capForeignShell(from: number): void {
+    for (let i = from; i < this.items.length; i++) {
+      const it = this.items[i] as Item;
+      if (it.action === 'allow') {
+        this.items[i] = { ...it, action: 'ask', risk: maxRisk(it.risk, 'medium'), readOnly: false, reason: `\`${it.label}\` runs in a shell whose syntax is not fully understood.` };
+      }
+    }
+  }
+
+  private walk(node: SNode, ctx: Ctx): void {
+    switch (node.type) {
+      case 'command':
+        return this.command(node, [], ctx);
+      case 'redirected_statement': {
+        const body = node.children.find((c) => c.named && !REDIRECTS.has(c.type));
+        const redirs = node.children.filter((c) => REDIRECTS.has(c.type));
+        if (body?.type === 'command') this.command(body, redirs, ctx);
+        else if (body) {
+          this.walk(body, ctx);
+          if (redirs.some((r) => redirectArgs(r).length > 0)) this.items.push(hidden(node.text, 'has words after a redirection that the parser cannot place'));
+        }
+        for (const r of redirs) this.walk(r, ctx);
+        return;
+      }
+      case 'file_redirect':
+        this.redirect(node);
+        return this.children(node, ctx);
+      case 'variable_assignment': {
+        const name = node.children.find((c) => c.type === 'variable_name')?.text ?? '';
+        const valueNode = node.children.find((c, i) => i > 1 && c.named);
+        const item = decideAssignment(name, valueNode ? wordOf(valueNode).value : '');
+        if (item) this.items.push(item);
+        return this.children(node, ctx);
+      }
+      case 'pipeline':
+        return this.pipeline(node, ctx);
+      case 'comment':
+        return;
+      default:
+        return this.children(node, ctx);
+    }
+  }
+
+  private children(node: SNode, ctx: Ctx): void {
+    for (const c of node.children) this.walk(c, ctx);
+  }
+
+  /** Later stages of `curl ... | sh` are told what feeds them, for the reason text. */
+  private pipeline(node: SNode, ctx: Ctx): void {
+    let download = ctx.download;
+    for (const stage of node.children) {
+      this.walk(stage, download === undefined ? ctx : { ...ctx, download });
+      const cmd = stage.type === 'command' ? stage : stage.children.find((c) => c.type === 'command');
+      const head = cmd?.children.find((c) => c.type === 'command_name')?.children[0];
+      const name = head ? wordOf(head).value : undefined;
+      if (name !== undefined && DOWNLOADERS.has(baseName(name))) download = baseName(name);
+    }
+  }
+
+  private redirect(node: SNode): void {
+    const op = node.children.find((c) => !c.named)?.type ?? '';
+    const dest = node.children.find((c) => c.named && c.type !== 'file_descriptor');
+    if (!dest) return;
+    const dup = op === '>&' && /^(\d+|-)$/.test(dest.text);
+    if (!WRITE_OPS.has(op) && (op !== '>&' || dup)) return;
+    const target = wordOf(dest);
+    if (target.value !== undefined && SAFE_SINKS.test(target.value)) return;
+    this.items.push(decideWrite(this.rules, target, op));
+  }
+
+  /** One simple command: words in source order, including words tree-sitter files under a redirection. */
+  private command(node: SNode, siblingRedirs: readonly SNode[], ctx: Ctx): void {
+    const words: Word[] = [];
+    const redirs: SNode[] = [];
+    for (const c of node.children) {
+      if (REDIRECTS.has(c.type)) {
+        redirs.push(c);
+        words.push(...redirectArgs(c).map(wordOf));
+      } else if (c.type === 'command_name') {
+        const head = c.children.find((x) => x.named);
+        if (head) words.push(wordOf(head));
+      } else if (c.named && c.type !== 'variable_assignment' && c.type !== 'comment') words.push(wordOf(c));
+    }
+    for (const r of siblingRedirs) words.push(...redirectArgs(r).map(wordOf));
+    if (words.length > 0) this.simple(words, { ...stdinOf([...redirs, ...siblingRedirs]), ...(ctx.download ? { download: ctx.download } : {}) }, ctx);
+    this.children(node, ctx);
+  }
+
+  private simple(words: Word[], stdin: Stdin, ctx: Ctx): void {
+    const head = words[0] as Word;
+    if (head.value === undefined) {
+      this.commands.push(words.map((w) => w.text));
+      return void this.items.push(hidden(label(words), `runs a command whose name is only known at run time (${head.text})`));
+    }
+    const u = unwrap(words);
+    for (const a of u.assigns) {
+      const item = decideAssignment(a.name, a.value);
+      if (item) this.items.push(item);
+    }
+    for (const w of u.writes) this.items.push(decideWrite(this.rules, w, '-o'));
+    if (u.problem) {
+      this.commands.push(words.map((w) => w.value ?? w.text));
+      return void this.items.push(hidden(label(words), u.problem));
+    }
+    const inner = u.inner;
+    const code = inner.length > 0 ? nestedCode(inner, stdin) : undefined;
+    let j: Judgement = inner.length === 0
+      ? { readOnly: true, risk: 'low', phrase: u.query ? 'only looks up a command' : 'only prints information' }
+      : code?.outer ?? judgeArgv(code?.outerArgv ?? inner, u.extraArgs);
+    if (code?.outer && j.readOnly && !isSystemName(inner[0]?.value ?? '')) {
+      j = { readOnly: false, risk: 'medium', phrase: `runs ${inner[0]?.value ?? ''}, not a system program` };
+    }
+    if (u.privileged) j = { readOnly: false, risk: 'high', phrase: `runs as another user (${u.wrappers.join(' ')})` };
+    this.commands.push((inner.length > 0 ? inner : words).map((w) => w.value ?? w.text));
+    this.items.push(decideCommand(this.rules, { levels: u.levels, judgement: j, privileged: u.privileged, extraArgs: u.extraArgs }));
+    if (code?.hidden) this.items.push(hidden(label(inner), code.hidden));
+    for (const s of code?.scripts ?? []) this.script(s.source, ctx.depth + 1, s.bashLike && ctx.bashLike);
+    for (const argv of code?.argvs ?? []) this.simple(argv, {}, { ...ctx, depth: ctx.depth + 1 });
+  }
+}
+
+/** Words tree-sitter attaches to a redirection that bash treats as command arguments (`>f a b`). */
+function redirectArgs(r: SNode): SNode[] {
+  if (r.type !== 'file_redirect') return [];
+  const dests = r.children.filter((c) => c.named && c.type !== 'file_descriptor');
+  return dests.slice(1);
+}
+
+/** Static text a here-document or here-string feeds to the command, if any. */
+function stdinOf(redirs: readonly SNode[]): Stdin {
+  for (const r of redirs) {
+    if (r.type === 'herestring_redirect') {
+      const w = r.children.find((c) => c.named);
+      const text = w ? wordOf(w).value : undefined;
+      return text === undefined ? {} : { text };
+    }
+    if (r.type === 'heredoc_redirect') {
+      const start = r.children.find((c) => c.type === 'heredoc_start')?.text ?? '';
+      const body = r.children.find((c) => c.type === 'heredoc_body');
+      const quoted = /['"\\]/.test(start);
+      if (!body) return { text: '' };
+      if (!quoted && (body.children.some((c) => c.named && c.type !== 'heredoc_content') || body.text.includes('\\'))) return {};
+      return { text: body.text };
+    }
+  }
+  return {};
+}

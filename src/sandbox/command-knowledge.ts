@@ -1,0 +1,125 @@
+// Built-in knowledge about single commands: which ones only read (run without asking),
+// and how risky the rest are. Deliberately an allowlist: anything unknown needs a person.
+import { baseName, pkgSubcommand } from './command-unwrap.js';
+import { judgeGit } from './git-knowledge.js';
+import type { Word } from './shell-parse.js';
+import { awkProblem, sedProblem } from './text-tools.js';
+
+export type Risk = 'low' | 'medium' | 'high';
+
+export interface Judgement {
+  readonly readOnly: boolean;
+  readonly risk: Risk;
+  /** Finishes the sentence "`cmd` ...". */
+  readonly phrase: string;
+  /** Its arguments may themselves be a command (`ssh host git push`), so rules scan them too. */
+  readonly argsMayRun?: boolean;
+  /** What it will run cannot be known before it runs (`git $(echo push)`). */
+  readonly hidden?: boolean;
+}
+
+const set = (s: string): Set<string> => new Set(s.split(/\s+/).filter(Boolean));
+const READ = (phrase = 'only reads'): Judgement => ({ readOnly: true, risk: 'low', phrase });
+const ask = (risk: Risk, phrase: string, argsMayRun = false): Judgement => ({ readOnly: false, risk, phrase, argsMayRun });
+
+/** Read-only whatever their arguments: no option of theirs writes files or runs programs. */
+const ANY_ARGS = set(`cat head tail wc ls pwd echo printf true false : which whoami id uname basename dirname
+  realpath readlink nl paste rev seq stat cut tr tac numfmt groups du df locale printenv type test [ cd pushd
+  popd dirs jobs expr column fold fmt comm join od hexdump strings md5sum sha1sum sha224sum sha256sum sha384sum
+  sha512sum b2sum cksum sum uptime arch nproc getconf tty sleep wait grep egrep fgrep diff cmp jq whereis shift
+  exit return break continue read getopts let unset`);
+const VERSION_TOOLS = set(`node nodejs npm npx pnpm yarn bun deno python python3 pip pip3 git tsc go cargo rustc
+  java javac ruby perl php gcc g++ clang make cmake docker kubectl bash zsh sh`);
+const HIGH = set(`dd mkswap fdisk sfdisk gdisk parted wipefs shred mount umount losetup cryptsetup shutdown reboot
+  halt poweroff systemctl service launchctl crontab at insmod rmmod modprobe sysctl iptables ip6tables nft ufw
+  chattr useradd userdel usermod passwd chpasswd visudo chroot nsenter docker podman kubectl su`);
+const NETWORK = set('curl wget nc ncat netcat socat telnet ssh scp sftp rsync ftp lftp aria2c http https xh');
+const PUBLISH = set('npm:publish pnpm:publish yarn:publish bun:publish cargo:publish gem:push twine:upload docker:push podman:push');
+const RUNS_ARGS = set('ssh docker podman kubectl chroot nsenter');
+const PKG_LISTING = set(`npm:ls npm:list npm:ll npm:la npm:view npm:info npm:show npm:v npm:root npm:prefix npm:outdated
+  npm:help npm:explain npm:why npm:search pnpm:ls pnpm:list pnpm:why pnpm:outdated pnpm:root yarn:list yarn:info yarn:why`);
+const TRUSTED_DIR = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
+
+type Check = (args: string[]) => Judgement | undefined;
+const writesIf = (bad: boolean, phrase: string): Judgement | undefined => (bad ? ask('medium', phrase) : undefined);
+const positionals = (args: string[]): string[] => args.filter((a) => !a.startsWith('-') || a === '-');
+
+/** Commands that only read unless given certain options; undefined means read-only. */
+const CHECKED: Record<string, Check> = {
+  find: (a) => a.includes('-delete') ? ask('high', 'deletes the files it finds (-delete)')
+    : writesIf(a.some((x) => /^-f(print0?|printf|ls)$/.test(x)), 'writes files (-fprint)'),
+  rg: (a) => writesIf(a.some((x) => /^--(pre|pre-glob|hostname-bin|search-zip)(=|$)/.test(x) || /^-[a-zA-Z]*z/.test(x)), 'can run other programs (--pre, -z)'),
+  sort: (a) => writesIf(a.some((x) => /^--(output|compress-program)/.test(x) || /^-[a-zA-Z]*o/.test(x)), 'writes a file or runs a program (-o)'),
+  uniq: (a) => writesIf(positionals(a).length > 1, 'writes its second file argument'),
+  date: (a) => writesIf(a.some((x) => x.startsWith('--set') || /^-[a-zA-Z]*s/.test(x)), 'sets the clock'),
+  tree: (a) => writesIf(a.some((x) => /^-[a-zA-Z]*o/.test(x)), 'writes a file (-o)'),
+  file: (a) => writesIf(a.some((x) => /^-[a-zA-Z]*C/.test(x) || x === '--compile'), 'writes a magic file (-C)'),
+  xxd: (a) => writesIf(positionals(a).length > 1 || a.some((x) => /^-[a-z]*r/.test(x)), 'writes a file'),
+  hostname: (a) => writesIf(positionals(a).length > 0, 'sets the host name'),
+  tee: (a) => writesIf(positionals(a).some((x) => !/^\/dev\/(null|stdout|stderr)$/.test(x)), 'writes files'),
+  history: (a) => writesIf(a.some((x) => x.startsWith('-')), 'changes the shell history'),
+  sed: (a) => problem(sedProblem(a)),
+  awk: (a) => problem(awkProblem(a)), gawk: (a) => problem(awkProblem(a)),
+  mawk: (a) => problem(awkProblem(a)), nawk: (a) => problem(awkProblem(a)),
+  set: (a) => writesIf(!a.every((x) => /^[-+][euxvnfCBhHPT]*o?$/.test(x) || /^(pipefail|errexit|nounset|xtrace|noclobber|noglob|verbose)$/.test(x) || x === '--'), 'changes shell options'),
+  shopt: (a) => writesIf(a.some((x) => /^-[a-z]*[su]/.test(x)), 'changes shell options'),
+  hash: (a) => writesIf(a.some((x) => /^-[a-z]*p/.test(x)), 'changes where commands are found'),
+  npm: (a) => pkgListing('npm', a), pnpm: (a) => pkgListing('pnpm', a), yarn: (a) => pkgListing('yarn', a),
+};
+function problem(why: string | undefined): Judgement | undefined {
+  return why === undefined ? undefined : ask('medium', why);
+}
+
+function pkgListing(tool: string, args: string[]): Judgement | undefined {
+  const sub = args[pkgSubcommand(args)];
+  if (sub !== undefined && PKG_LISTING.has(`${tool}:${sub}`)) return undefined;
+  return riskOf(tool, args);
+}
+
+/**
+ * Judge one command (wrappers already stripped). `extraArgs` says the command gets more
+ * arguments at run time (`xargs`). argv[0] must have a static value.
+ */
+export function judgeArgv(argv: readonly Word[], extraArgs: boolean): Judgement {
+  const name = argv[0]?.value ?? '';
+  const base = baseName(name);
+  const words = argv.slice(1);
+  const j = judgeKnown(base, words, extraArgs);
+  return j.readOnly && !isSystemName(name) ? ask('medium', `runs ${name}, not the system ${base}`) : j;
+}
+
+/** A bare name (found on PATH) or a program in a system bin directory, not `./ls`. */
+export function isSystemName(name: string): boolean {
+  return !name.includes('/') || TRUSTED_DIR.test(name);
+}
+
+function judgeKnown(base: string, words: readonly Word[], extraArgs: boolean): Judgement {
+  const values = words.map((w) => (w.glob ? undefined : w.value));
+  if (ANY_ARGS.has(base)) return READ();
+  if (values.length === 1 && /^(--version|-v|-V|version)$/.test(values[0] ?? '') && VERSION_TOOLS.has(base)) {
+    return READ('only prints a version');
+  }
+  if (base === 'git') return judgeGit(['git', ...values, ...(extraArgs ? [undefined] : [])]);
+  const check = CHECKED[base];
+  const known = values.every((v) => v !== undefined) && !extraArgs;
+  if (check && known) return check(values as string[]) ?? READ();
+  if (check) return ask('medium', 'has arguments only known at run time, which could change what it does');
+  return riskOf(base, values.filter((v): v is string => v !== undefined));
+}
+
+/** Risk of a command that is not read-only. */
+function riskOf(base: string, args: string[]): Judgement {
+  const sub = args[pkgSubcommand(args)];
+  const recursive = args.some((x) => /^-[a-zA-Z]*[rR]/.test(x) || x === '--recursive');
+  if (base === 'rm') return recursive ? ask('high', 'deletes files recursively') : ask('medium', 'deletes files');
+  if (/^(chmod|chown|chgrp)$/.test(base)) {
+    return recursive ? ask('high', 'changes ownership or permissions recursively') : ask('medium', 'changes ownership or permissions');
+  }
+  if (sub !== undefined && PUBLISH.has(`${base}:${sub}`)) return ask('high', 'publishes a package');
+  if (NETWORK.has(base)) return ask('high', 'uses the network', RUNS_ARGS.has(base));
+  if (HIGH.has(base) || base.startsWith('mkfs') || base.startsWith('mke2fs')) {
+    return ask('high', 'can destroy data or change the system', RUNS_ARGS.has(base));
+  }
+  if (base === 'source' || base === '.') return ask('medium', 'runs the commands in another file');
+  return ask('medium', 'is not known to be read-only', true);
+}

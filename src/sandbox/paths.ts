@@ -1,0 +1,51 @@
+import { realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import type { SandboxMode } from '../core/types.js';
+
+export type PathVerdict = { ok: true; real: string } | { ok: false; real: string; reason: string };
+
+/** The real path of p, or of its nearest existing ancestor joined with the rest (for new files). */
+export function realPathOf(p: string): string {
+  let cur = p;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return resolve(realpathSync(cur), ...rest.reverse());
+    } catch {
+      const parent = dirname(cur);
+      if (parent === cur) return p;
+      rest.push(cur.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      cur = parent;
+    }
+  }
+}
+
+export function isInside(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * File-tool check on real paths (symlinks and .. resolved): under read-only and
+ * workspace-write a file tool stays in the workspace, nothing is written under read-only,
+ * and .git/ is read-only (its hooks are code execution).
+ */
+export function checkFilePath(opts: {
+  workspace: string;
+  path: string;
+  write: boolean;
+  mode: SandboxMode;
+}): PathVerdict {
+  const real = realPathOf(resolve(opts.workspace, opts.path));
+  if (opts.mode === 'danger-full-access') return { ok: true, real };
+  if (!isInside(opts.workspace, real)) {
+    return { ok: false, real, reason: `${real} is outside the workspace ${opts.workspace}` };
+  }
+  if (opts.write && opts.mode === 'read-only') {
+    return { ok: false, real, reason: 'the read-only sandbox allows no writes' };
+  }
+  if (opts.write && isInside(resolve(opts.workspace, '.git'), real)) {
+    return { ok: false, real, reason: '.git/ is read-only in the workspace-write sandbox' };
+  }
+  return { ok: true, real };
+}

@@ -1,0 +1,72 @@
+import type { ApprovalPreset, Risk } from '../core/types.js';
+import type { ToolEffect } from '../tools/define.js';
+import type { BashVerdict } from './classifier.js';
+import { findRule, type RuleSet } from './rules.js';
+
+export interface PolicyInput {
+  preset: ApprovalPreset;
+  tool: string;
+  effect: ToolEffect;
+  /** For rules: argv is unused for bash (the classifier already applied rules), path is workspace-relative. */
+  path?: string;
+  bash?: BashVerdict;
+  rules: RuleSet;
+  persisted?: 'always' | 'never';
+}
+
+export interface PolicyVerdict {
+  action: 'allow' | 'ask' | 'deny';
+  risk: Risk;
+  reason: string;
+  rule?: string;
+  by: 'rule' | 'preset' | 'persisted' | 'classifier';
+}
+
+const RISK_OF: Record<ToolEffect, Risk> = { read: 'low', write: 'medium', execute: 'medium' };
+
+/**
+ * What a call needs, as a pure function of (policy, call): a deny rule or a persisted
+ * "never" refuses under every preset; full-auto never asks; the rest follows the preset.
+ */
+export function decide(input: PolicyInput): PolicyVerdict {
+  const risk = input.bash?.risk ?? RISK_OF[input.effect];
+  const hit =
+    input.tool === 'bash'
+      ? input.bash?.action === 'deny'
+        ? { list: 'deny' as const, rule: input.bash.rule }
+        : undefined
+      : toHit(findRule(input.rules, input.tool, input.path !== undefined ? { path: input.path } : {}));
+  if (hit?.list === 'deny') {
+    return { action: 'deny', risk, reason: `refused by rule ${hit.rule ?? ''}`.trim(), by: 'rule', ...opt(hit.rule) };
+  }
+  if (input.persisted === 'never') {
+    return { action: 'deny', risk, reason: 'refused: a person chose "never" for this exact request', by: 'persisted' };
+  }
+  if (input.persisted === 'always') {
+    return { action: 'allow', risk, reason: 'allowed: a person chose "always" for this exact request', by: 'persisted' };
+  }
+  if (input.preset === 'full-auto') return { action: 'allow', risk, reason: 'full-auto preset', by: 'preset' };
+
+  if (input.tool === 'bash' && input.bash) {
+    const b = input.bash;
+    if (b.action === 'ask') return { action: 'ask', risk, reason: b.reason, by: b.rule ? 'rule' : 'classifier', ...opt(b.rule) };
+    if (input.preset === 'suggest' && !b.readOnly) {
+      return { action: 'ask', risk, reason: `suggest preset asks before commands that may write: ${b.reason}`, by: 'preset' };
+    }
+    return { action: 'allow', risk, reason: b.reason, by: b.rule ? 'rule' : 'classifier', ...opt(b.rule) };
+  }
+  if (hit?.list === 'ask') return { action: 'ask', risk, reason: `rule ${hit.rule} asks first`, by: 'rule', ...opt(hit.rule) };
+  if (hit?.list === 'allow') return { action: 'allow', risk, reason: `allowed by rule ${hit.rule}`, by: 'rule', ...opt(hit.rule) };
+  if (input.effect === 'read') return { action: 'allow', risk, reason: 'reads are allowed', by: 'preset' };
+  if (input.preset === 'suggest') return { action: 'ask', risk, reason: `suggest preset asks before every ${input.effect}`, by: 'preset' };
+  if (input.effect === 'write') return { action: 'allow', risk, reason: 'auto preset: writes inside the workspace', by: 'preset' };
+  return { action: 'ask', risk, reason: `${input.tool} is not known to be safe`, by: 'preset' };
+}
+
+function toHit(h: ReturnType<typeof findRule>): { list: 'deny' | 'ask' | 'allow'; rule?: string } | undefined {
+  return h ? { list: h.list, rule: h.rule.text } : undefined;
+}
+
+function opt(rule: string | undefined): { rule?: string } {
+  return rule ? { rule } : {};
+}

@@ -1,0 +1,200 @@
+// The bash parser: tree-sitter-bash (WASM, shipped in its npm package) through web-tree-sitter.
+// Loaded once, lazily; after that a parse is synchronous and takes well under a millisecond.
+// Trees are copied into plain objects so callers never touch WASM memory.
+import { createRequire } from 'node:module';
+import { Language, Parser } from 'web-tree-sitter';
+import type { Node as TsNode } from 'web-tree-sitter';
+
+export interface SNode {
+  readonly type: string;
+  readonly text: string;
+  readonly named: boolean;
+  /** UTF-16 offsets into the parsed source. */
+  readonly start: number;
+  readonly end: number;
+  readonly children: readonly SNode[];
+}
+
+export type ParseResult = { ok: true; root: SNode } | { ok: false; reason: string };
+export type ParseFn = (source: string) => ParseResult;
+
+/** Characters bash and tree-sitter may split differently (CR, NUL, Unicode spaces). */
+export const ODD_CHARS = /[\x00-\x08\x0b-\x1f\x7f\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+let loading: Promise<ParseFn> | undefined;
+
+/** Why: one WASM instance for the process; a failed load may be retried by the next call. */
+export function loadBashParser(): Promise<ParseFn> {
+  loading ??= init().catch((err: unknown) => {
+    loading = undefined;
+    throw err;
+  });
+  return loading;
+}
+
+async function init(): Promise<ParseFn> {
+  const require = createRequire(import.meta.url);
+  await Parser.init();
+  const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const parser = new Parser();
+  parser.setLanguage(language);
+  return (source) => {
+    const tree = parser.parse(source);
+    if (!tree) return { ok: false, reason: 'the shell parser returned nothing' };
+    try {
+      const root = tree.rootNode;
+      if (root.hasError) return { ok: false, reason: describeError(root) };
+      return { ok: true, root: copy(root, source) };
+    } finally {
+      tree.delete();
+    }
+  };
+}
+
+function copy(node: TsNode, source: string): SNode {
+  const children: SNode[] = [];
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i);
+    if (child) children.push(copy(child, source));
+  }
+  const start = node.startIndex;
+  const end = node.endIndex;
+  return { type: node.type, text: source.slice(start, end), named: node.isNamed, start, end, children };
+}
+
+function describeError(root: TsNode): string {
+  const bad = root.descendantsOfType('ERROR')[0];
+  const where = bad ? ` near "${bad.text.slice(0, 40)}"` : '';
+  return `the command could not be parsed${where}`;
+}
+
+/** One shell word as the shell would see it, when that can be known without running anything. */
+export interface Word {
+  /** The source text, used for display and for rules when the value is unknown. */
+  readonly text: string;
+  /** The word after quote removal; undefined when it depends on expansions or globbing. */
+  readonly value: string | undefined;
+  /** An unquoted `*`, `?` or `[`: the shell replaces it with file names. */
+  readonly glob: boolean;
+  /** An unquoted leading `~`: the shell replaces it with a home directory. */
+  readonly tilde: boolean;
+}
+
+const DYNAMIC = new Set([
+  'simple_expansion', 'expansion', 'command_substitution', 'process_substitution',
+  'arithmetic_expansion', 'brace_expression',
+]);
+
+/** Evaluate a word node statically; anything that needs the shell to run makes it dynamic. */
+export function wordOf(node: SNode): Word {
+  const text = node.text;
+  const dyn = (): Word => ({ text, value: undefined, glob: false, tilde: false });
+  switch (node.type) {
+    case 'word': {
+      const w = unescapeBare(text);
+      return hasBraceExpansion(text) ? dyn() : { text, ...w };
+    }
+    case 'number':
+      return { text, value: text, glob: false, tilde: false };
+    case 'raw_string':
+      return { text, value: text.slice(1, -1), glob: false, tilde: false };
+    case 'ansi_c_string': {
+      const value = decodeAnsiC(text.slice(2, -1));
+      return { text, value, glob: false, tilde: false };
+    }
+    case 'string': {
+      let value = '';
+      for (const c of node.children) {
+        if (!c.named) continue;
+        if (c.type !== 'string_content') return dyn();
+        value += c.text.replace(/\\([$`"\\\n])/g, (_m, ch: string) => (ch === '\n' ? '' : ch));
+      }
+      return { text, value, glob: false, tilde: false };
+    }
+    case 'translated_string': {
+      const inner = node.children.find((c) => c.type === 'string');
+      return inner ? { ...wordOf(inner), text } : dyn();
+    }
+    case 'concatenation': {
+      if (hasBraceExpansion(text)) return dyn();
+      let value = '';
+      let glob = false;
+      let first = true;
+      let tilde = false;
+      for (const c of node.children) {
+        if (DYNAMIC.has(c.type)) return dyn();
+        const w = wordOf(c);
+        if (w.value === undefined) return dyn();
+        value += w.value;
+        glob ||= w.glob;
+        if (first) tilde = w.tilde;
+        first = false;
+      }
+      return { text, value, glob, tilde };
+    }
+    default:
+      return dyn();
+  }
+}
+
+/** Backslash removal for an unquoted word, noting unescaped glob characters and a leading tilde. */
+function unescapeBare(text: string): { value: string; glob: boolean; tilde: boolean } {
+  let value = '';
+  let glob = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === '\\') {
+      const next = text[i + 1];
+      i++;
+      if (next !== undefined && next !== '\n') value += next;
+      continue;
+    }
+    if (ch === '*' || ch === '?' || ch === '[') glob = true;
+    value += ch;
+  }
+  return { value, glob, tilde: text.startsWith('~') };
+}
+
+/** `{a,b}` and `{1..3}` outside quotes expand into several words (a crude but fail-closed check). */
+function hasBraceExpansion(text: string): boolean {
+  const open = text.search(/(^|[^\\])\{/);
+  if (open < 0) return false;
+  const rest = text.slice(open);
+  return /\}/.test(rest) && /,|\.\./.test(rest);
+}
+
+const SIMPLE_ESC: Record<string, string> = {
+  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v',
+  '\\': '\\', "'": "'", '"': '"', '?': '?',
+};
+
+/** Decode the body of `$'...'` as bash does. */
+export function decodeAnsiC(body: string): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i] as string;
+    if (ch !== '\\' || i + 1 >= body.length) {
+      out += ch;
+      continue;
+    }
+    const n = body[++i] as string;
+    const simple = SIMPLE_ESC[n];
+    let m: RegExpExecArray | null;
+    if (simple !== undefined) out += simple;
+    else if ((m = /^[0-7]{1,3}/.exec(body.slice(i)))) {
+      out += String.fromCharCode(parseInt(m[0], 8));
+      i += m[0].length - 1;
+    } else if (n === 'x' && (m = /^[0-9a-fA-F]{1,2}/.exec(body.slice(i + 1)))) {
+      out += String.fromCharCode(parseInt(m[0], 16));
+      i += m[0].length;
+    } else if ((n === 'u' || n === 'U') && (m = /^[0-9a-fA-F]{1,8}/.exec(body.slice(i + 1)))) {
+      const hex = m[0].slice(0, n === 'u' ? 4 : 8);
+      out += String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff));
+      i += hex.length;
+    } else if (n === 'c' && i + 1 < body.length) {
+      out += String.fromCharCode((body.charCodeAt(++i) & 0x1f));
+    } else out += `\\${n}`;
+  }
+  const nul = out.indexOf('\0');
+  return nul >= 0 ? out.slice(0, nul) : out;
+}

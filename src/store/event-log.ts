@@ -1,0 +1,86 @@
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { SessionEventSchema, type SessionEvent } from '../core/events.js';
+
+/**
+ * Append-only JSONL writer, one per session. Lines are batched and written with one
+ * writeSync per tick: a burst of chunks costs one syscall, and a crash loses at most the
+ * current tick while every line on disk stays whole.
+ */
+export class EventLogWriter {
+  private fd: number | undefined;
+  private pending: string[] = [];
+  private scheduled = false;
+  private failed = false;
+
+  constructor(
+    readonly path: string,
+    private readonly onError: (err: Error) => void,
+  ) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.fd = openSync(path, 'a');
+  }
+
+  append(event: SessionEvent): void {
+    this.pending.push(JSON.stringify(event) + '\n');
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0 || this.fd === undefined) return;
+    const chunk = this.pending.join('');
+    this.pending = [];
+    try {
+      writeSync(this.fd, chunk);
+      this.failed = false;
+    } catch (err) {
+      // Keep serving the live session; report once per failure streak, not per event.
+      if (!this.failed) this.onError(err as Error);
+      this.failed = true;
+    }
+  }
+
+  close(): void {
+    this.flush();
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+export interface ReadResult {
+  events: SessionEvent[];
+  /** The last line was cut short (a crash mid-write); it was left out. */
+  tornTail: boolean;
+  /** Lines in the middle that did not parse or validate; left out. */
+  badLines: number;
+}
+
+/** Reads a session log, tolerating a torn last line and skipping lines that do not validate. */
+export function readEventLog(path: string): ReadResult {
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  const events: SessionEvent[] = [];
+  let badLines = 0;
+  let tornTail = false;
+  const last = lines.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const line = lines[i];
+    if (!line) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      if (i === last) tornTail = true;
+      else badLines++;
+      continue;
+    }
+    const ok = SessionEventSchema.safeParse(parsed);
+    if (ok.success) events.push(ok.data);
+    else badLines++;
+  }
+  return { events, tornTail, badLines };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { resolve } from 'node:path';
+import { defineTool, fail, ok } from './define.js';
+import { unifiedDiff } from './diff-text.js';
+
+export const editFileTool = defineTool({
+  id: 'edit_file',
+  description:
+    'Replace exact text in a file. `old` must occur exactly once unless replace_all is true.',
+  schema: z.object({
+    path: z.string().min(1),
+    old: z.string().min(1).describe('exact text to find'),
+    new: z.string().describe('replacement text'),
+    replace_all: z.boolean().optional(),
+  }),
+  kind: 'edit',
+  effect: 'write',
+  paths: (a) => [a.path],
+  title: (a) => `Edit ${a.path}`,
+  async run(a, ctx) {
+    const abs = resolve(ctx.cwd, a.path);
+    let before: string;
+    try {
+      before = await ctx.files.readText(abs);
+    } catch (e) {
+      return fail(`cannot read ${a.path}: ${(e as Error).message}`);
+    }
+    const count = before.split(a.old).length - 1;
+    if (count === 0) return fail(`edit_file: the text to replace was not found in ${a.path}`);
+    if (count > 1 && !a.replace_all) {
+      return fail(`edit_file: the text occurs ${count} times in ${a.path}; give more context or set replace_all`);
+    }
+    const after = a.replace_all ? before.split(a.old).join(a.new) : before.replace(a.old, () => a.new);
+    try {
+      await ctx.files.writeText(abs, after);
+    } catch (e) {
+      return fail(`cannot write ${a.path}: ${(e as Error).message}`);
+    }
+    const diff = unifiedDiff(abs, before, after);
+    ctx.fileEdit({ path: abs, diff, changeKind: 'modify', oldText: before, newText: after });
+    return ok(`Edited ${a.path} (${a.replace_all ? count : 1} replacement${count > 1 && a.replace_all ? 's' : ''})\n${diff}`);
+  },
+});

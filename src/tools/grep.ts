@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { glob as find } from 'tinyglobby';
+import { defineTool, fail, ok } from './define.js';
+
+const MAX_MATCHES = 500;
+const MAX_FILE_BYTES = 2_000_000;
+
+export const grepTool = defineTool({
+  id: 'grep',
+  description: 'Search file contents with a regular expression; prints path:line:text.',
+  schema: z.object({
+    pattern: z.string().min(1).describe('JavaScript regular expression'),
+    path: z.string().optional().describe('file or directory to search, default the workspace'),
+  }),
+  kind: 'search',
+  effect: 'read',
+  paths: (a) => [a.path ?? '.'],
+  title: (a) => `Search ${a.pattern}${a.path ? ` in ${a.path}` : ''}`,
+  async run(a, ctx) {
+    let re: RegExp;
+    try {
+      re = new RegExp(a.pattern);
+    } catch (e) {
+      return fail(`grep: bad pattern: ${(e as Error).message}`);
+    }
+    const root = resolve(ctx.cwd, a.path ?? '.');
+    const files = await find('**/*', {
+      cwd: root,
+      absolute: true,
+      ignore: ['**/node_modules/**', '**/.git/**'],
+      dot: true,
+    }).catch(() => [root]);
+    const list = files.length ? files.sort() : [root];
+    const out: string[] = [];
+    for (const file of list) {
+      if (ctx.signal.aborted || out.length >= MAX_MATCHES) break;
+      const text = await readFile(file, 'utf8').catch(() => '');
+      if (!text || text.length > MAX_FILE_BYTES || text.includes('\u0000')) continue;
+      const lines = text.split('\n');
+      for (let i = 0; i < lines.length && out.length < MAX_MATCHES; i++) {
+        if (re.test(lines[i]!)) out.push(`${relative(ctx.cwd, file)}:${i + 1}:${lines[i]}`);
+      }
+    }
+    if (out.length === 0) return ok('no matches');
+    return ok(out.join('\n') + (out.length >= MAX_MATCHES ? `\n… stopped at ${MAX_MATCHES} matches` : ''));
+  },
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { resolve } from 'node:path';
+import { defineTool, fail, ok } from './define.js';
+
+const MAX_LINES = 2000;
+
+export const readFileTool = defineTool({
+  id: 'read_file',
+  description: 'Read a text file. Lines are numbered from 1; use offset/limit for large files.',
+  schema: z.object({
+    path: z.string().min(1).describe('file path, relative to the workspace or absolute'),
+    offset: z.number().int().min(1).optional().describe('first line to read (1-based)'),
+    limit: z.number().int().min(1).optional().describe('how many lines'),
+  }),
+  kind: 'read',
+  effect: 'read',
+  paths: (a) => [a.path],
+  title: (a) => `Read ${a.path}`,
+  async run(a, ctx) {
+    const abs = resolve(ctx.cwd, a.path);
+    let text: string;
+    try {
+      text = await ctx.files.readText(abs);
+    } catch (e) {
+      return fail(`cannot read ${a.path}: ${(e as Error).message}`);
+    }
+    const lines = text.split('\n');
+    const from = (a.offset ?? 1) - 1;
+    const count = Math.min(a.limit ?? MAX_LINES, MAX_LINES);
+    const slice = lines.slice(from, from + count);
+    const more = from + count < lines.length ? `\n… ${lines.length - from - count} more lines (use offset)` : '';
+    return ok(slice.join('\n') + more);
+  },
+});

@@ -1,0 +1,47 @@
+import type { Tool } from './define.js';
+import { bashTool } from './bash.js';
+import { readFileTool } from './read-file.js';
+import { writeFileTool } from './write-file.js';
+import { editFileTool } from './edit-file.js';
+import { listDirTool } from './list-dir.js';
+import { globTool } from './glob.js';
+import { grepTool } from './grep.js';
+import { openFileTool } from './open-file.js';
+
+export const BUILTIN_TOOLS: readonly Tool[] = [
+  bashTool,
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  listDirTool,
+  globTool,
+  grepTool,
+  openFileTool,
+];
+
+export const BUILTIN_TOOL_IDS = BUILTIN_TOOLS.map((t) => t.id);
+
+/** The tools a session offers: built-ins plus any MCP tools, filtered by --allowed-tools. */
+export class ToolRegistry {
+  private readonly byId = new Map<string, Tool>();
+
+  constructor(
+    tools: readonly Tool[],
+    private readonly allowed?: readonly string[],
+  ) {
+    const allow = allowed?.map((t) => t.toLowerCase());
+    for (const t of tools) if (!allow || allow.includes(t.id.toLowerCase())) this.byId.set(t.id, t);
+  }
+
+  get(id: string): Tool | undefined {
+    return this.byId.get(id) ?? [...this.byId.values()].find((t) => t.id.toLowerCase() === id.toLowerCase());
+  }
+
+  list(): Tool[] {
+    return [...this.byId.values()];
+  }
+
+  with(extra: readonly Tool[]): ToolRegistry {
+    return new ToolRegistry([...this.byId.values(), ...extra], this.allowed);
+  }
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { resolve } from 'node:path';
+import { defineTool, fail, ok } from './define.js';
+import { unifiedDiff } from './diff-text.js';
+
+export const writeFileTool = defineTool({
+  id: 'write_file',
+  description: 'Create a file or replace its whole content.',
+  schema: z.object({
+    path: z.string().min(1).describe('file path, relative to the workspace or absolute'),
+    content: z.string().describe('the complete new content'),
+  }),
+  kind: 'edit',
+  effect: 'write',
+  paths: (a) => [a.path],
+  title: (a) => `Write ${a.path}`,
+  async run(a, ctx) {
+    const abs = resolve(ctx.cwd, a.path);
+    const old = await ctx.files.readText(abs).then(
+      (t) => t,
+      () => null,
+    );
+    try {
+      await ctx.files.writeText(abs, a.content);
+    } catch (e) {
+      return fail(`cannot write ${a.path}: ${(e as Error).message}`);
+    }
+    const diff = unifiedDiff(abs, old ?? '', a.content);
+    ctx.fileEdit({ path: abs, diff, changeKind: old === null ? 'add' : 'modify', oldText: old, newText: a.content });
+    return ok(`${old === null ? 'Created' : 'Wrote'} ${a.path} (${a.content.length} bytes)\n${diff}`);
+  },
+});

@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import type { Logger } from 'pino';
+import type { SandboxMode, SessionManager } from '../../core/index.js';
+import type { Dialect, DialectContext } from './dialect.js';
+import { toRpcError } from './errors.js';
+import { FerretDialect } from './ferret-dialect.js';
+import {
+  classify,
+  JSONRPC_INVALID_REQUEST,
+  JSONRPC_PARSE_ERROR,
+  RpcError,
+  type JsonRpcId,
+} from './jsonrpc.js';
+import type { LineChannel } from './line-channel.js';
+import { createAcpV1Dialect } from './v1/index.js';
+
+export interface AcpServerOptions {
+  manager: SessionManager;
+  logger: Logger;
+  sandbox: SandboxMode;
+  version: string;
+}
+
+let nextConnection = 1;
+
+/**
+ * One ACP connection over a line channel. It frames, classifies and answers JSON-RPC;
+ * what each method means is the dialect's, chosen at initialize.
+ */
+export class AcpConnection {
+  private dialect: Dialect;
+  private readonly ctx: DialectContext;
+  private readonly outgoing = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private nextOutId = 1;
+  private inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly channel: LineChannel,
+    opts: AcpServerOptions,
+  ) {
+    const connectionId = `c${nextConnection++}`;
+    this.ctx = {
+      manager: opts.manager,
+      logger: opts.logger.child({ connectionId }),
+      sandbox: opts.sandbox,
+      version: opts.version,
+      connectionId,
+      notify: (method, params) => channel.send({ jsonrpc: '2.0', method, params }),
+      request: (method, params) => {
+        const id = this.nextOutId++;
+        channel.send({ jsonrpc: '2.0', id, method, params });
+        return new Promise((resolve, reject) => this.outgoing.set(id, { resolve, reject }));
+      },
+    };
+    this.dialect = new FerretDialect(this.ctx); // until initialize says otherwise
+  }
+
+  /** Reads until the input closes; resolves once every request already read has been answered. */
+  run(): Promise<void> {
+    return new Promise((resolve) => {
+      this.channel.onLine(
+        (line) => this.onLine(line),
+        () => {
+          for (const o of this.outgoing.values()) o.reject(new Error('the client closed the connection'));
+          this.outgoing.clear();
+          void Promise.allSettled([...this.inflight]).then(() => {
+            this.dialect.close();
+            resolve();
+          });
+        },
+      );
+    });
+  }
+
+  private onLine(line: string): void {
+    const msg = classify(line);
+    switch (msg.kind) {
+      case 'parse_error':
+        return this.error(null, new RpcError(JSONRPC_PARSE_ERROR, msg.message));
+      case 'invalid':
+        return this.error(msg.id, new RpcError(JSONRPC_INVALID_REQUEST, msg.message));
+      case 'response': {
+        // Stray responses (unknown or null ids) are ignored, as real clients send them.
+        const waiting = msg.id === null ? undefined : this.outgoing.get(msg.id);
+        if (!waiting || msg.id === null) return;
+        this.outgoing.delete(msg.id);
+        if (msg.error) waiting.reject(new RpcError(msg.error.code, msg.error.message, msg.error.data));
+        else waiting.resolve(msg.result);
+        return;
+      }
+      case 'notification':
+        try {
+          this.dialect.notification(msg.method, msg.params);
+        } catch (err) {
+          this.ctx.logger.warn({ err, method: msg.method }, 'notification failed');
+        }
+        return;
+      case 'request': {
+        const p = this.answer(msg.id, msg.method, msg.params).finally(() => this.inflight.delete(p));
+        this.inflight.add(p);
+        return;
+      }
+    }
+  }
+
+  private async answer(id: JsonRpcId, method: string, params: unknown): Promise<void> {
+    try {
+      const result = method === 'initialize' ? await this.initialize(params) : await this.dialect.request(method, params);
+      this.channel.send({ jsonrpc: '2.0', id, result: result ?? {} });
+    } catch (err) {
+      const e = toRpcError(err);
+      if (e.code === -32603) this.ctx.logger.error({ err, method }, 'request failed');
+      this.error(id, e);
+    }
+  }
+
+  /** Dialect choice (contract section 7): an integer protocolVersion is official ACP v1. */
+  private async initialize(params: unknown): Promise<unknown> {
+    const version = z.object({ protocolVersion: z.unknown().optional() }).loose().safeParse(params ?? {});
+    const v = version.success ? version.data.protocolVersion : undefined;
+    const next: Dialect = typeof v === 'number' && Number.isInteger(v) ? createAcpV1Dialect(this.ctx) : new FerretDialect(this.ctx);
+    this.dialect.close();
+    this.dialect = next;
+    return next.initialize(params);
+  }
+
+  private error(id: JsonRpcId, e: RpcError): void {
+    this.channel.send({ jsonrpc: '2.0', id, error: { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) } });
+  }
+}

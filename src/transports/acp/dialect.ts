@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import type { SandboxMode, SessionManager } from '../../core/index.js';
+
+/** What a dialect needs from its connection and the server. */
+export interface DialectContext {
+  manager: SessionManager;
+  logger: Logger;
+  sandbox: SandboxMode;
+  version: string;
+  connectionId: string;
+  /** Sends a JSON-RPC notification to this connection's client. */
+  notify(method: string, params: unknown): void;
+  /** Sends a JSON-RPC request to the client and resolves with its result (ACP v1's agent→client calls). */
+  request(method: string, params: unknown): Promise<unknown>;
+}
+
+/** One protocol spoken on a connection, chosen at initialize. */
+export interface Dialect {
+  initialize(params: unknown): Promise<unknown>;
+  request(method: string, params: unknown): Promise<unknown>;
+  notification(method: string, params: unknown): void;
+  close(): void;
+}
+
+export type DialectFactory = (ctx: DialectContext) => Dialect;

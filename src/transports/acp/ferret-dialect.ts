@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import {
+  AgentModeSchema,
+  ApprovalPresetSchema,
+  DecisionSchema,
+  SandboxModeSchema,
+  type Session,
+} from '../../core/index.js';
+import type { Dialect, DialectContext } from './dialect.js';
+import { toFerretUpdate } from '../shared/ferret-update.js';
+import { JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from './jsonrpc.js';
+
+const SessionId = z.string().min(1);
+const P = {
+  initialize: z.object({ protocolVersion: z.string().optional() }).loose(),
+  new: z.object({
+    cwd: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    mode: AgentModeSchema.optional(),
+    approval: ApprovalPresetSchema.optional(),
+  }),
+  load: z.object({ sessionId: SessionId }),
+  list: z.object({}).loose(),
+  message: z.object({ sessionId: SessionId, text: z.string() }),
+  cancel: z.object({ sessionId: SessionId }),
+  setMode: z.object({ sessionId: SessionId, mode: AgentModeSchema }),
+  setModel: z.object({ sessionId: SessionId, model: z.string().min(1) }),
+  setSandbox: z.object({ sessionId: SessionId, mode: SandboxModeSchema.optional() }),
+  setApproval: z.object({ sessionId: SessionId, preset: ApprovalPresetSchema }),
+  bridgeStatus: z.object({ sessionId: SessionId }),
+  respond: z.object({ sessionId: SessionId, id: z.string().min(1), decision: DecisionSchema }),
+};
+
+export const FERRET_PROTOCOL_VERSION = '0.2';
+
+/** ide.md's dialect: one wire request → one core call; notifications flattened with `kind`. */
+export class FerretDialect implements Dialect {
+  private readonly attached = new Map<string, () => void>();
+
+  constructor(private readonly ctx: DialectContext) {}
+
+  async initialize(params: unknown): Promise<unknown> {
+    parseParams(P.initialize, params);
+    return {
+      protocolVersion: FERRET_PROTOCOL_VERSION,
+      capabilities: { sandbox: true, approval: true, streaming: true, cancellation: true, bridge: true },
+      serverInfo: { name: 'ferret', version: this.ctx.version },
+    };
+  }
+
+  async request(method: string, params: unknown): Promise<unknown> {
+    const m = this.ctx.manager;
+    switch (method) {
+      case 'session/new': {
+        const p = parseParams(P.new, params);
+        const s = m.create(p);
+        this.attach(s);
+        return this.describe(s);
+      }
+      case 'session/load': {
+        const p = parseParams(P.load, params);
+        const s = m.get(p.sessionId);
+        this.attach(s, 0);
+        return this.describe(s);
+      }
+      case 'session/list':
+        parseParams(P.list, params);
+        return { sessions: m.list() };
+      case 'session/message': {
+        const p = parseParams(P.message, params);
+        const s = this.session(p.sessionId);
+        const { done } = s.startTurn(p.text);
+        return done;
+      }
+      case 'session/cancel': {
+        const p = parseParams(P.cancel, params);
+        this.session(p.sessionId).cancel();
+        return { ok: true };
+      }
+      case 'session/setMode': {
+        const p = parseParams(P.setMode, params);
+        return { mode: this.session(p.sessionId).setMode(p.mode) };
+      }
+      case 'session/setModel': {
+        const p = parseParams(P.setModel, params);
+        return { model: this.session(p.sessionId).setModel(p.model) };
+      }
+      case 'session/setSandbox': {
+        const p = parseParams(P.setSandbox, params);
+        const current = this.session(p.sessionId).state.sandbox;
+        if (p.mode === undefined || p.mode === current) return { mode: current };
+        return {
+          mode: current,
+          changed: false,
+          restartRequired: true,
+          message: `restart required: the sandbox is fixed for the life of the server; restart ferret with --sandbox ${p.mode}`,
+        };
+      }
+      case 'session/setApproval': {
+        const p = parseParams(P.setApproval, params);
+        return this.session(p.sessionId).setApproval(p.preset);
+      }
+      case 'session/bridgeStatus': {
+        const p = parseParams(P.bridgeStatus, params);
+        this.session(p.sessionId);
+        return { attached: false };
+      }
+      case 'permission/respond': {
+        const p = parseParams(P.respond, params);
+        this.session(p.sessionId).respondPermission(p.id, p.decision, `acp:${this.ctx.connectionId}`);
+        return { ok: true };
+      }
+      default:
+        throw new RpcError(JSONRPC_METHOD_NOT_FOUND, `Method not found: ${method}`);
+    }
+  }
+
+  notification(method: string, params: unknown): void {
+    // ide.md has no client→server notifications; a cancel sent as one is still honoured.
+    if (method === 'session/cancel') {
+      const p = P.cancel.safeParse(params);
+      if (p.success && this.ctx.manager.has(p.data.sessionId)) this.ctx.manager.get(p.data.sessionId).cancel();
+    }
+  }
+
+  close(): void {
+    for (const off of this.attached.values()) off();
+    this.attached.clear();
+  }
+
+  private session(id: string): Session {
+    const s = this.ctx.manager.get(id);
+    if (!this.attached.has(id)) this.attach(s);
+    return s;
+  }
+
+  /** Subscribe this connection; with a replay point the history is sent first, marked as replay. */
+  private attach(s: Session, replayAfter?: number): void {
+    this.attached.get(s.id)?.();
+    const liveFrom = s.lastSeq;
+    const off = s.subscribe((e) => {
+      const u = toFerretUpdate(e, e.seq <= liveFrom);
+      if (u) this.ctx.notify('session/update', u);
+    }, replayAfter ?? liveFrom);
+    this.attached.set(s.id, off);
+  }
+
+  private describe(s: Session) {
+    const st = s.state;
+    return { sessionId: s.id, mode: st.mode, model: st.model, sandbox: st.sandbox, approval: st.approval, cwd: st.cwd };
+  }
+}

@@ -1,0 +1,60 @@
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+
+/** Longest inbound line we accept; longer ones are answered as invalid, never buffered forever. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Newline-delimited JSON framing over a byte stream pair. Outbound lines are coalesced into
+ * one write per tick, so a burst of notifications costs one syscall and order is kept.
+ */
+export class LineChannel {
+  private queue: string[] = [];
+  private scheduled = false;
+  private closedOut = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+  ) {
+    output.on('error', () => {
+      this.closedOut = true; // the client went away; nothing to write to
+    });
+  }
+
+  onLine(handler: (line: string) => void, onClose: () => void): void {
+    const rl = createInterface({ input: this.input, crlfDelay: Infinity });
+    rl.on('line', (line) => {
+      if (line.trim() === '') return;
+      handler(line.length > MAX_LINE_BYTES ? '{"jsonrpc":"2.0","id":null,"__oversized":true}' : line);
+    });
+    rl.on('close', onClose);
+  }
+
+  send(message: unknown): void {
+    if (this.closedOut) return;
+    this.queue.push(JSON.stringify(message) + '\n');
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (this.queue.length === 0 || this.closedOut) return;
+    const chunk = this.queue.join('');
+    this.queue = [];
+    this.output.write(chunk);
+  }
+
+  /** Resolves when everything queued has been handed to the OS. */
+  drain(): Promise<void> {
+    this.flush();
+    return new Promise((resolve) => {
+      if (this.closedOut || this.output.writableLength === 0) return resolve();
+      this.output.once('drain', () => resolve());
+      this.output.once('error', () => resolve());
+    });
+  }
+}

@@ -1,0 +1,203 @@
+import type { InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
+import { AgentModeSchema, ApprovalPresetSchema, isFerretError, type Session, type TurnResult } from '../../../core/index.js';
+import type { Dialect, DialectContext } from '../dialect.js';
+import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
+import { ACP_RESOURCE_NOT_FOUND, toAcpError } from './errors.js';
+import { P, type ClientCaps } from './params.js';
+import { promptText } from './prompt-text.js';
+import { configOptions, META_NS, sessionMeta, sessionSetup } from './session-config.js';
+import { SessionLink } from './session-link.js';
+
+/** Ferret-only methods, advertised under `agentCapabilities._meta["ferret.dev"]`. */
+const EXT_METHODS = ['_ferret/setApproval', '_ferret/status', '_ferret/bridgeStatus'];
+
+const STOP: Record<Exclude<TurnResult['stopReason'], 'error'>, StopReason> = {
+  end_turn: 'end_turn',
+  cancelled: 'cancelled',
+  max_steps: 'max_turn_requests',
+};
+
+/** Official ACP v1 (Zed, the `@agentclientprotocol/sdk` client), chosen by an integer protocolVersion. */
+export function createAcpV1Dialect(ctx: DialectContext): Dialect {
+  return new AcpV1Dialect(ctx);
+}
+
+class AcpV1Dialect implements Dialect {
+  private readonly links = new Map<string, SessionLink>();
+  private caps: ClientCaps = {};
+
+  constructor(private readonly ctx: DialectContext) {}
+
+  async initialize(params: unknown): Promise<InitializeResponse> {
+    const p = parseParams(P.initialize, params);
+    this.caps = p.clientCapabilities ?? {};
+    return {
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
+        sessionCapabilities: { list: {}, resume: {}, close: {} },
+        _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation'] } },
+      },
+      authMethods: [],
+      agentInfo: { name: 'ferret', title: 'Ferret', version: this.ctx.version },
+    };
+  }
+
+  async request(method: string, params: unknown): Promise<unknown> {
+    try {
+      return await this.handle(method, params);
+    } catch (err) {
+      throw toAcpError(err);
+    }
+  }
+
+  private async handle(method: string, params: unknown): Promise<unknown> {
+    const m = this.ctx.manager;
+    switch (method) {
+      case 'authenticate':
+        return {};
+      case 'session/new': {
+        const p = parseParams(P.newSession, params);
+        const s = m.create({ cwd: p.cwd });
+        this.link(s, false, p.mcpServers);
+        return { sessionId: s.id, ...sessionSetup(s, m) };
+      }
+      case 'session/load':
+      case 'session/resume': {
+        const p = parseParams(P.loadSession, params);
+        const s = this.session(p.sessionId);
+        this.link(s, method === 'session/load', p.mcpServers);
+        return sessionSetup(s, m);
+      }
+      case 'session/list': {
+        const p = parseParams(P.listSessions, params);
+        const sessions = m.list().filter((x) => !p.cwd || x.cwd === p.cwd);
+        return {
+          sessions: sessions.map((x) => ({
+            sessionId: x.sessionId,
+            cwd: x.cwd,
+            ...(x.title !== undefined ? { title: x.title } : {}),
+            updatedAt: x.updatedAt,
+            _meta: { [META_NS]: { model: x.model, mode: x.mode, createdAt: x.createdAt, costUsd: x.costUsd, status: x.status } },
+          })),
+        } satisfies ListSessionsResponse;
+      }
+      case 'session/close': {
+        const p = parseParams(P.session, params);
+        const link = this.links.get(p.sessionId);
+        if (link) {
+          link.session.cancel();
+          link.close();
+          this.links.delete(p.sessionId);
+        }
+        return {};
+      }
+      case 'session/prompt':
+        return this.prompt(params);
+      case 'session/set_mode': {
+        const p = parseParams(P.setMode, params);
+        const mode = AgentModeSchema.safeParse(p.modeId);
+        if (!mode.success) throw new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: modeId: expected one of code, plan`, { field: 'modeId' });
+        this.session(p.sessionId).setMode(mode.data);
+        return {};
+      }
+      case 'session/set_config_option':
+        return this.setConfigOption(params);
+      case '_ferret/setApproval': {
+        const p = parseParams(P.setApproval, params);
+        const preset = ApprovalPresetSchema.safeParse(p.preset);
+        if (!preset.success) throw new RpcError(JSONRPC_INVALID_PARAMS, 'Invalid params: preset: expected one of suggest, auto, full-auto', { field: 'preset' });
+        return this.session(p.sessionId).setApproval(preset.data);
+      }
+      case '_ferret/status': {
+        const p = parseParams(P.session, params);
+        return sessionMeta(this.session(p.sessionId))[META_NS];
+      }
+      case '_ferret/bridgeStatus': {
+        const p = parseParams(P.session, params);
+        this.session(p.sessionId);
+        return { attached: false };
+      }
+      default:
+        throw new RpcError(JSONRPC_METHOD_NOT_FOUND, `Method not found: ${method}`, { method });
+    }
+  }
+
+  notification(method: string, params: unknown): void {
+    if (method !== 'session/cancel') return; // `$/cancel_request` and unknown `_x` notifications: nothing to abort
+    const p = P.session.safeParse(params);
+    if (p.success && this.ctx.manager.has(p.data.sessionId)) this.ctx.manager.get(p.data.sessionId).cancel();
+  }
+
+  close(): void {
+    for (const link of this.links.values()) link.close();
+    this.links.clear();
+  }
+
+  /** Runs one turn; all of its updates are queued before this answer. `error` becomes a JSON-RPC error. */
+  private async prompt(params: unknown): Promise<PromptResponse> {
+    const p = parseParams(P.prompt, params);
+    const link = this.linkOf(this.session(p.sessionId));
+    const { done } = await link.startTurn(promptText(p.prompt));
+    const r = (await done) as TurnResult;
+    if (r.stopReason === 'error') {
+      throw new RpcError(JSONRPC_INTERNAL_ERROR, link.turnError ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error' } });
+    }
+    return { stopReason: STOP[r.stopReason], _meta: { [META_NS]: { turnId: r.turnId } } };
+  }
+
+  private async setConfigOption(params: unknown): Promise<unknown> {
+    const p = parseParams(P.setConfigOption, params);
+    const s = this.session(p.sessionId);
+    const bad = (expected: string) => new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: value: ${expected}`, { field: 'value' });
+    if (typeof p.value !== 'string') throw bad('expected a string');
+    switch (p.configId) {
+      case 'mode': {
+        const mode = AgentModeSchema.safeParse(p.value);
+        if (!mode.success) throw bad('expected one of code, plan');
+        s.setMode(mode.data);
+        break;
+      }
+      case 'model':
+        s.setModel(p.value);
+        break;
+      case 'approval': {
+        const preset = ApprovalPresetSchema.safeParse(p.value);
+        if (!preset.success) throw bad('expected one of suggest, auto, full-auto');
+        if (preset.data !== s.state.approval) s.setApproval(preset.data);
+        break;
+      }
+      default:
+        throw new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: configId: unknown option ${JSON.stringify(p.configId)}; options are mode, model, approval`, { field: 'configId' });
+    }
+    return { configOptions: configOptions(s, this.ctx.manager) };
+  }
+
+  /** A live or stored session; unknown ids are ACP's -32002 with `data.sessionId`. */
+  private session(id: string): Session {
+    try {
+      return this.ctx.manager.get(id);
+    } catch (err) {
+      if (isFerretError(err) && err.code === 'session_not_found') throw new RpcError(ACP_RESOURCE_NOT_FOUND, err.message, { sessionId: id });
+      throw err;
+    }
+  }
+
+  private linkOf(s: Session): SessionLink {
+    return this.links.get(s.id) ?? this.link(s, false, []);
+  }
+
+  private link(s: Session, replay: boolean, mcpServers: Parameters<SessionLink['attach']>[1]): SessionLink {
+    this.links.get(s.id)?.close();
+    const fs = this.caps.fs;
+    const link = new SessionLink(this.ctx, s, this.ctx.manager, {
+      fs: { read: fs?.readTextFile === true, write: fs?.writeTextFile === true },
+      notices: this.caps.session?.notices != null,
+    });
+    this.links.set(s.id, link);
+    link.attach(replay, mcpServers);
+    return link;
+  }
+}

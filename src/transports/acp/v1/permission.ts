@@ -1,0 +1,51 @@
+import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import { isFerretError, type Decision, type EventData, type Session } from '../../../core/index.js';
+import type { DialectContext } from '../dialect.js';
+import { RpcError } from '../jsonrpc.js';
+import { META_NS } from './session-config.js';
+
+/** The four ACP option kinds; each optionId is the ferret decision it stands for. */
+const OPTIONS: PermissionOption[] = [
+  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
+  { optionId: 'deny', name: 'Reject', kind: 'reject_once' },
+  { optionId: 'never', name: 'Never allow', kind: 'reject_always' },
+];
+
+const DECISIONS = new Set<string>(['allow', 'always', 'deny', 'never']);
+
+/** A client's answer → a ferret decision. `cancelled` (the prompt was cancelled) counts as deny. */
+export function decisionOf(r: unknown): Decision {
+  const outcome = (r as RequestPermissionResponse | null)?.outcome;
+  if (outcome?.outcome === 'selected' && DECISIONS.has(outcome.optionId)) return outcome.optionId as Decision;
+  return 'deny';
+}
+
+export function permissionRequest(sessionId: string, d: EventData<'permission_requested'>): RequestPermissionRequest {
+  return {
+    sessionId,
+    toolCall: { toolCallId: d.callId, status: 'pending' },
+    options: OPTIONS,
+    _meta: { [META_NS]: { requestId: d.requestId, tool: d.tool, risk: d.risk, reason: d.reason, ...(d.rule ? { rule: d.rule } : {}) } },
+  };
+}
+
+/**
+ * Asks this client and settles the core's pending request with its answer. Another client
+ * (or the turn's cancellation) may have settled it first: then the answer is dropped.
+ */
+export function askPermission(ctx: DialectContext, session: Session, d: EventData<'permission_requested'>): void {
+  ctx
+    .request('session/request_permission', permissionRequest(session.id, d))
+    .then(
+      (r) => decisionOf(r),
+      // The client answered with an error (withdrawn, unsupported): that is no consent. A closed
+      // connection is no answer at all; other attached clients may still decide.
+      (err: unknown): Decision | undefined => (err instanceof RpcError ? 'deny' : undefined),
+    )
+    .then((decision) => decision && session.respondPermission(d.requestId, decision, `acp-v1:${ctx.connectionId}`))
+    .catch((err: unknown) => {
+      if (isFerretError(err) && (err.code === 'already_decided' || err.code === 'permission_not_found')) return;
+      ctx.logger.warn({ err, requestId: d.requestId }, 'permission request to the ACP client failed');
+    });
+}

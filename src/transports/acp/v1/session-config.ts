@@ -1,0 +1,85 @@
+import type { SessionConfigOption, SessionModeState } from '@agentclientprotocol/sdk';
+import { AGENT_MODES, APPROVAL_PRESETS, type Session, type SessionManager } from '../../../core/index.js';
+
+/** Namespace of every ferret-only `_meta` key (ACP extensibility: namespaced, ignorable). */
+export const META_NS = 'ferret.dev';
+
+const MODE_INFO: Record<(typeof AGENT_MODES)[number], { name: string; description: string }> = {
+  code: { name: 'Code', description: 'Reads, edits files and runs commands' },
+  plan: { name: 'Plan', description: 'Reads only and proposes a plan; makes no changes' },
+};
+
+const APPROVAL_INFO: Record<(typeof APPROVAL_PRESETS)[number], { name: string; description: string }> = {
+  suggest: { name: 'Suggest', description: 'Ask before every write and every command not known to be read-only' },
+  auto: { name: 'Auto', description: 'Workspace writes and safe commands run; the rest asks' },
+  'full-auto': { name: 'Full auto', description: 'Never ask (deny rules and the sandbox still apply)' },
+};
+
+/** Legacy mode state; sent beside configOptions and kept in sync with them. */
+export function modeState(s: Session): SessionModeState {
+  return {
+    currentModeId: s.state.mode,
+    availableModes: AGENT_MODES.map((id) => ({ id, ...MODE_INFO[id] })),
+  };
+}
+
+/**
+ * The complete config option list: mode, model (v1's only model picker) and the approval preset
+ * as a custom `_`-category select. Order is display priority.
+ */
+export function configOptions(s: Session, manager: SessionManager): SessionConfigOption[] {
+  const models = [...new Set([s.state.model, manager.defaults.model].filter((m) => m.length > 0))];
+  return [
+    {
+      id: 'mode',
+      name: 'Mode',
+      category: 'mode',
+      type: 'select',
+      currentValue: s.state.mode,
+      options: AGENT_MODES.map((value) => ({ value, ...MODE_INFO[value] })),
+    },
+    {
+      id: 'model',
+      name: 'Model',
+      category: 'model',
+      type: 'select',
+      currentValue: s.state.model,
+      options: models.map((value) => ({ value, name: modelName(value) })),
+    },
+    {
+      id: 'approval',
+      name: 'Approval',
+      category: '_ferret_approval',
+      type: 'select',
+      currentValue: s.state.approval,
+      options: APPROVAL_PRESETS.map((value) => ({ value, ...APPROVAL_INFO[value] })),
+    },
+  ];
+}
+
+function modelName(id: string): string {
+  if (id.startsWith('scripted:')) return `scripted (${id.slice('scripted:'.length).split('/').pop() ?? id})`;
+  return id;
+}
+
+/** Ferret's extras for a session, under `_meta["ferret.dev"]` of session responses. */
+export function sessionMeta(s: Session): Record<string, unknown> {
+  const st = s.state;
+  return {
+    [META_NS]: {
+      sandbox: st.sandbox,
+      approval: st.approval,
+      model: st.model,
+      mode: st.mode,
+      costUsd: st.costUsd,
+      usage: st.usage,
+      status: s.status,
+      bridge: { attached: false },
+    },
+  };
+}
+
+/** The whole session-setup answer (new/load/resume): modes, options and extras. */
+export function sessionSetup(s: Session, manager: SessionManager) {
+  return { modes: modeState(s), configOptions: configOptions(s, manager), _meta: sessionMeta(s) };
+}

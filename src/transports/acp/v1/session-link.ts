@@ -1,0 +1,112 @@
+import { ZERO_USAGE, type EventData, type FileAccess, type Session, type SessionEvent, type SessionManager } from '../../../core/index.js';
+import type { DialectContext } from '../dialect.js';
+import { clientFiles, type FsCaps } from './client-files.js';
+import { McpAttachment } from './mcp-servers.js';
+import type { McpServerParam } from './params.js';
+import { askPermission } from './permission.js';
+import { configOptions } from './session-config.js';
+import { UpdateMapper } from './updates.js';
+
+export interface LinkCaps {
+  fs: FsCaps;
+  notices: boolean;
+}
+
+/**
+ * One v1 client attached to one session: streams its events as `session/update`s, forwards
+ * permission requests, serves files through the editor, and owns the MCP servers it asked for.
+ */
+export class SessionLink {
+  private off: (() => void) | undefined;
+  private ownTurn = false;
+  private lastError: string | undefined;
+  private files: FileAccess | undefined;
+  private previousFiles: FileAccess | undefined;
+  readonly mcp: McpAttachment;
+
+  constructor(
+    private readonly ctx: DialectContext,
+    readonly session: Session,
+    private readonly manager: SessionManager,
+    private readonly caps: LinkCaps,
+  ) {
+    this.mcp = new McpAttachment(ctx, session);
+  }
+
+  /** Subscribes; with `replay` the whole history goes out first (session/load), with final statuses. */
+  attach(replay: boolean, mcpServers: McpServerParam[]): void {
+    this.off?.();
+    const s = this.session;
+    const liveFrom = replay ? s.lastSeq : -1;
+    const mapper = new UpdateMapper({
+      config: () => configOptions(s, this.manager),
+      notices: this.caps.notices,
+      usageBase: replay ? ZERO_USAGE : s.state.usage,
+    });
+    const asked = new Map<string, EventData<'permission_requested'>>();
+    this.off = s.subscribe(
+      (e) => {
+        const isReplay = e.seq <= liveFrom;
+        this.send(mapper, e, isReplay);
+        if (e.type === 'permission_requested') {
+          if (isReplay) asked.set(e.data.requestId, e.data);
+          else askPermission(this.ctx, s, e.data);
+        }
+      },
+      replay ? 0 : undefined,
+    );
+    // A permission still pending from before this client came: ask it too, once it knows the session.
+    const pending = s.permissions.ids().flatMap((id) => asked.get(id) ?? []);
+    if (pending.length) setImmediate(() => pending.forEach((d) => askPermission(this.ctx, s, d)));
+    this.installFiles();
+    this.mcp.connect(mcpServers);
+  }
+
+  /** Starts this client's prompt as the session's next turn; turns are serialized per session. */
+  async startTurn(text: string): Promise<{ turnId: string; done: Promise<unknown> }> {
+    await this.mcp.ready;
+    for (;;) {
+      if (this.session.status === 'running') {
+        await this.session.settled(); // a cancelled (or another client's) turn unwinds first
+        continue;
+      }
+      this.ownTurn = true;
+      try {
+        return this.session.startTurn(text);
+      } finally {
+        this.ownTurn = false;
+      }
+    }
+  }
+
+  /** The last error notice of the current turn, for a prompt that ends with stop reason `error`. */
+  get turnError(): string | undefined {
+    return this.lastError;
+  }
+
+  private send(mapper: UpdateMapper, e: SessionEvent, replay: boolean): void {
+    if (e.type === 'turn_start' && !replay) this.lastError = undefined;
+    if (e.type === 'notice' && e.data.level === 'error' && !replay) this.lastError = e.data.text;
+    const showUser = replay || !this.ownTurn;
+    for (const out of mapper.map(e, showUser)) {
+      if ('update' in out) this.ctx.notify('session/update', { sessionId: this.session.id, update: out.update });
+      else this.ctx.notify(out.ext, out.params);
+    }
+  }
+
+  private installFiles(): void {
+    if (this.files || (!this.caps.fs.read && !this.caps.fs.write)) return;
+    this.previousFiles = this.session.files;
+    this.files = clientFiles(this.ctx, this.session.id, this.caps.fs, this.previousFiles);
+    this.session.files = this.files;
+  }
+
+  /** Detaches: stops the stream, gives the file seam back, closes this client's MCP servers. */
+  close(): void {
+    this.off?.();
+    this.off = undefined;
+    if (this.files && this.session.files === this.files && this.previousFiles) this.session.files = this.previousFiles;
+    this.files = undefined;
+    this.mcp.close();
+  }
+}

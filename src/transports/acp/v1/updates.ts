@@ -1,0 +1,158 @@
+import type { SessionConfigOption, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
+import type { EventData, SessionEvent, ToolStatus, Usage } from '../../../core/index.js';
+import { META_NS } from './session-config.js';
+
+/** One frame for the client: a standard `session/update`, or a `_ferret/...` extension notification. */
+export type Outbound = { update: SessionUpdate } | { ext: string; params: Record<string, unknown> };
+
+export interface MapperOptions {
+  /** The complete config option list, for config_option_update. */
+  config: () => SessionConfigOption[];
+  /** Client advertised `session.notices`. */
+  notices: boolean;
+  /** Usage totals already reported to this client (a live attach starts from the session's). */
+  usageBase: Usage;
+}
+
+/** Tool output shown in a live update is the tail, so a chatty command does not flood the editor. */
+const LIVE_OUTPUT_CAP = 64 * 1024;
+/** v1 has no context-window field in ferret's providers yet; this is the size usage_update reports. */
+export const CONTEXT_WINDOW = 200_000;
+
+const STATUS: Record<ToolStatus, ToolCallStatus> = { completed: 'completed', failed: 'failed', denied: 'failed', cancelled: 'failed' };
+
+const text = (t: string): ToolCallContent => ({ type: 'content', content: { type: 'text', text: t } });
+const fence = (t: string): string => `\`\`\`\n${t.replace(/\n$/, '')}\n\`\`\``;
+const tail = (t: string): string => (t.length > LIVE_OUTPUT_CAP ? `…${t.slice(-LIVE_OUTPUT_CAP)}` : t);
+
+interface CallState {
+  kind: ToolKind;
+  output: string;
+  edited: boolean;
+}
+
+/**
+ * Core events → ACP v1 updates for one client of one session. It remembers which tool calls it
+ * announced, so `tool_call` goes out once per id and everything after is a `tool_call_update`.
+ */
+export class UpdateMapper {
+  private readonly calls = new Map<string, CallState>();
+  private usage: Usage;
+
+  constructor(private readonly opts: MapperOptions) {
+    this.usage = { ...opts.usageBase };
+  }
+
+  /** `showUser`: echo the user's text (history replay, or a turn another client started). */
+  map(e: SessionEvent, showUser: boolean): Outbound[] {
+    switch (e.type) {
+      case 'turn_start':
+        return showUser ? [{ update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: e.data.text } } }] : [];
+      case 'message_chunk':
+        return [{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.data.text } } }];
+      case 'reasoning_chunk':
+        return [{ update: { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.data.text } } }];
+      case 'tool_call_start':
+        return this.start(e.data);
+      case 'tool_call_progress': {
+        const c = this.calls.get(e.data.callId);
+        if (!c) return [];
+        c.output = tail(c.output + e.data.text);
+        return this.patch(e.data.callId, { status: 'in_progress', content: [text(fence(c.output))] });
+      }
+      case 'file_edit': {
+        const c = this.calls.get(e.data.callId);
+        if (c) c.edited = true;
+        const diff: ToolCallContent = { type: 'diff', path: e.data.path, oldText: e.data.oldText, newText: e.data.newText };
+        return this.patch(e.data.callId, { content: [diff], locations: [{ path: e.data.path }] });
+      }
+      case 'file_open':
+        if (!e.data.callId || !this.calls.has(e.data.callId)) return [];
+        return this.patch(e.data.callId, { locations: [{ path: e.data.path, ...(e.data.line !== undefined ? { line: e.data.line } : {}) }] });
+      case 'tool_call_end':
+        return [this.end(e.data)];
+      case 'permission_requested': {
+        const { requestId, risk, reason, rule } = e.data;
+        return this.patch(e.data.callId, { status: 'pending', _meta: { [META_NS]: { permission: { requestId, risk, reason, ...(rule ? { rule } : {}) } } } });
+      }
+      case 'permission_resolved':
+        if (e.data.decision !== 'allow' && e.data.decision !== 'always') return [];
+        return this.patch(e.data.callId, { status: 'in_progress', _meta: { [META_NS]: { permission: { requestId: e.data.requestId, decision: e.data.decision, by: e.data.by } } } });
+      case 'sandbox_violation': {
+        const v = { tool: e.data.tool, mode: e.data.mode, reason: e.data.reason, ...(e.data.path ? { path: e.data.path } : {}) };
+        if (e.data.callId && this.calls.has(e.data.callId)) return this.patch(e.data.callId, { _meta: { [META_NS]: { sandboxViolation: v } } });
+        return [{ ext: '_ferret/sandbox_violation', params: { sessionId: e.sessionId, ...v } }];
+      }
+      case 'cost_update':
+        return [{ update: this.usageUpdate(e.data) }];
+      case 'mode_changed':
+        return [
+          { update: { sessionUpdate: 'current_mode_update', currentModeId: e.data.new } },
+          { update: { sessionUpdate: 'config_option_update', configOptions: this.opts.config() } },
+        ];
+      case 'model_changed':
+      case 'approval_changed':
+        return [{ update: { sessionUpdate: 'config_option_update', configOptions: this.opts.config() } }];
+      case 'notice':
+        if (this.opts.notices) return [{ update: { sessionUpdate: 'notice', severity: e.data.level, title: e.data.text } }];
+        return [{ ext: '_ferret/notice', params: { sessionId: e.sessionId, level: e.data.level, text: e.data.text } }];
+      case 'turn_end':
+        return [{ ext: '_ferret/turn_end', params: { sessionId: e.sessionId, turnId: e.data.turnId, stopReason: e.data.stopReason } }];
+      case 'session_created':
+      case 'message':
+        return [];
+    }
+  }
+
+  private start(d: EventData<'tool_call_start'>): Outbound[] {
+    if (this.calls.has(d.callId)) return this.patch(d.callId, { title: d.title, locations: d.locations });
+    this.calls.set(d.callId, { kind: d.kind, output: '', edited: false });
+    return [{
+      update: {
+        sessionUpdate: 'tool_call',
+        toolCallId: d.callId,
+        title: d.title,
+        name: d.tool,
+        kind: d.kind,
+        status: 'in_progress',
+        locations: d.locations,
+        rawInput: d.args,
+      },
+    }];
+  }
+
+  private end(d: EventData<'tool_call_end'>): Outbound {
+    const c = this.calls.get(d.callId);
+    const status = STATUS[d.status];
+    const rawOutput = { status: d.status, durationMs: d.durationMs, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(d.capReached ? { capReached: true } : {}) };
+    const keepDiff = c?.edited === true && d.status === 'completed';
+    const body = c?.kind === 'execute' ? fence(tail(d.output)) : tail(d.output);
+    const fields = { status, rawOutput, ...(keepDiff || d.output === '' ? {} : { content: [text(body)] }), _meta: { [META_NS]: { status: d.status } } };
+    if (!c) {
+      // Never announced (a log that starts mid-call): announce it now, already finished.
+      this.calls.set(d.callId, { kind: 'other', output: '', edited: false });
+      return { update: { sessionUpdate: 'tool_call', toolCallId: d.callId, title: d.tool, name: d.tool, kind: 'other', ...fields } };
+    }
+    return { update: { sessionUpdate: 'tool_call_update', toolCallId: d.callId, ...fields } };
+  }
+
+  /** An update for an announced call; none for an id this client never saw (Zed shows those as errors). */
+  private patch(toolCallId: string, fields: Omit<Extract<SessionUpdate, { sessionUpdate: 'tool_call_update' }>, 'sessionUpdate' | 'toolCallId'>): Outbound[] {
+    if (!this.calls.has(toolCallId)) return [];
+    return [{ update: { sessionUpdate: 'tool_call_update', toolCallId, ...fields } }];
+  }
+
+  /** `used` ≈ the last model call's context (its input, cached input and output); cost is the session total. */
+  private usageUpdate(d: EventData<'cost_update'>): SessionUpdate {
+    const prev = this.usage;
+    const used = Math.max(0, d.input - prev.input + (d.cache - prev.cache) + (d.output - prev.output));
+    this.usage = { input: d.input, output: d.output, cache: d.cache, reasoning: d.reasoning };
+    return {
+      sessionUpdate: 'usage_update',
+      used: Math.round(used),
+      size: CONTEXT_WINDOW,
+      cost: { amount: d.totalUsd, currency: 'USD' },
+      _meta: { [META_NS]: { input: d.input, output: d.output, cache: d.cache, reasoning: d.reasoning, totalUsd: d.totalUsd } },
+    };
+  }
+}

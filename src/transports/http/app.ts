@@ -1,0 +1,62 @@
+import { fastifySSE } from '@fastify/sse';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { requestGuard } from './auth.js';
+import type { HttpContext, ZodApp } from './context.js';
+import { errorBody, httpErrorHandler } from './errors.js';
+import { controlRoutes } from './routes-control.js';
+import { sessionRoutes } from './routes-session.js';
+import { Health } from './schemas.js';
+import { eventRoutes } from './sse-route.js';
+import type { SseSubscriber } from './sse-subscriber.js';
+
+export interface AppOptions extends HttpContext {
+  token: string | undefined;
+  bodyLimit: number;
+  /** The Host headers to accept; undefined = any. Read per request (the port is known only after listen). */
+  hosts: () => Set<string> | undefined;
+}
+
+/** Builds the Fastify app (not listening): plugins, guard, error shape, routes, OpenAPI. */
+export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscribers: Set<SseSubscriber> }> {
+  const loggerInstance: FastifyBaseLogger = opts.logger.child({ transport: 'http' });
+  const app = Fastify({
+    loggerInstance,
+    disableRequestLogging: true,
+    bodyLimit: opts.bodyLimit,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(httpErrorHandler);
+  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+  app.addHook('onRequest', requestGuard({ token: opts.token, hosts: opts.hosts }));
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'http request');
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'ferret HTTP API', description: 'ferret sessions over HTTP+SSE (contract section 8)', version: opts.version },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: opts.token ? [{ bearer: [] }] : [],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySSE, { heartbeatInterval: opts.heartbeatMs });
+
+  const subscribers = new Set<SseSubscriber>();
+  app.get('/health', { schema: { summary: 'Liveness (no auth)', response: { 200: Health } } }, async () => ({ ok: true as const, version: opts.version }));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  sessionRoutes(app, opts);
+  controlRoutes(app, opts);
+  eventRoutes(app, opts, subscribers);
+  // SSE streams never end on their own: end them so close() does not wait for readers.
+  app.addHook('preClose', async () => {
+    for (const s of subscribers) s.close();
+    subscribers.clear();
+  });
+  return { app, subscribers };
+}

@@ -1,0 +1,58 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { FerretError, type ErrorCode } from '../../core/index.js';
+
+// One table: core error code → HTTP status. Every error leaves as {"error":{"code","message"}}.
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  invalid_params: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  session_not_found: 404,
+  permission_not_found: 404,
+  not_found: 404,
+  session_busy: 409,
+  already_decided: 409,
+  model_unavailable: 422,
+  storage: 500,
+  internal: 500,
+};
+
+export interface HttpErrorBody {
+  error: { code: ErrorCode; message: string };
+}
+
+/** The one JSON error shape of the HTTP transport. */
+export function errorBody(code: ErrorCode, message: string): HttpErrorBody {
+  return { error: { code, message } };
+}
+
+/** Sends a FerretError (or anything thrown) as the JSON error with its mapped status. */
+export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, body } = toHttpError(err);
+  return reply.code(status).type('application/json').send(body);
+}
+
+/** Any thrown value → (status, body): core errors by the table, Fastify's own 4xx by their status, the rest 500. */
+export function toHttpError(err: unknown): { status: number; body: HttpErrorBody } {
+  if (err instanceof FerretError) return { status: HTTP_STATUS[err.code], body: errorBody(err.code, err.message) };
+  const fe = err as Partial<FastifyError> & { validationContext?: string };
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const issue = err.validation[0];
+    const path = issue?.instancePath.replace(/^\//, '').replaceAll('/', '.') ?? '';
+    const where = fe.validationContext ?? 'body';
+    const field = path ? `${where === 'body' ? '' : `${where}.`}${path}` : where;
+    return { status: 400, body: errorBody('invalid_params', `${field}: ${issue?.message ?? 'invalid'}`) };
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    const code: ErrorCode = fe.statusCode === 404 ? 'not_found' : fe.statusCode === 401 ? 'unauthorized' : 'invalid_params';
+    return { status: fe.statusCode, body: errorBody(code, fe.message ?? 'bad request') };
+  }
+  return { status: 500, body: errorBody('internal', `internal error: ${err instanceof Error ? err.message : String(err)}`) };
+}
+
+/** Fastify error handler: logs server faults, answers everything in the one shape. */
+export function httpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { status, body } = toHttpError(err);
+  if (status >= 500) req.log.error({ err }, 'request failed');
+  return reply.code(status).type('application/json').send(body);
+}

@@ -1,0 +1,86 @@
+import type { SessionEvent } from '../../core/index.js';
+
+/** One IDE-schema SSE frame: `event` is also the payload's `sessionUpdate`. */
+export type IdeFrame =
+  | { event: 'progress/step'; data: { sessionUpdate: 'progress/step'; phase: 'tool_call' | 'response'; step: number; detail: string; callId: string } }
+  | { event: 'code/diff'; data: { sessionUpdate: 'code/diff'; path: string; changeKind: 'add' | 'modify'; unifiedDiff: string } }
+  | {
+      event: 'terminal/output';
+      data: { sessionUpdate: 'terminal/output'; processId: string; stream: 'stdout' | 'stderr'; chunk: string; sequence: number; capReached: boolean };
+    }
+  | { event: 'editor/open_file'; data: { sessionUpdate: 'editor/open_file'; path: string; line?: number } };
+
+interface PendingCall {
+  tool: string;
+  execute: boolean;
+  outputFrames: number;
+}
+
+/**
+ * Core events → ide.md's four IDE frames, for ONE session. Its state (pending calls, step
+ * counter, terminal sequence) is a pure fold of the session's events from seq 1, so feeding the
+ * same events always yields the same frames: that is what makes a Last-Event-ID resume exact.
+ */
+export class IdeTranslator {
+  private readonly pending = new Map<string, PendingCall>();
+  private step = 0;
+  private sequence = 0;
+
+  constructor(readonly sessionId: string) {}
+
+  translate(e: SessionEvent): IdeFrame[] {
+    if (e.sessionId !== this.sessionId) return []; // two sessions can never mix frames
+    switch (e.type) {
+      case 'tool_call_start':
+        this.pending.set(e.data.callId, { tool: e.data.tool, execute: e.data.kind === 'execute', outputFrames: 0 });
+        return [this.stepFrame('tool_call', e.data.tool, e.data.callId)];
+      case 'tool_call_progress': {
+        const call = this.pending.get(e.data.callId);
+        if (!call) return [];
+        call.outputFrames++;
+        return [this.terminal(e.data.callId, e.data.stream, e.data.text, false)];
+      }
+      case 'file_edit':
+        return [{ event: 'code/diff', data: { sessionUpdate: 'code/diff', path: e.data.path, changeKind: e.data.changeKind, unifiedDiff: e.data.diff } }];
+      case 'file_open':
+        return [{ event: 'editor/open_file', data: { sessionUpdate: 'editor/open_file', path: e.data.path, ...(e.data.line !== undefined ? { line: e.data.line } : {}) } }];
+      case 'tool_call_end': {
+        const call = this.pending.get(e.data.callId);
+        if (!call) return [];
+        this.pending.delete(e.data.callId);
+        const out: IdeFrame[] = [];
+        const capReached = e.data.capReached ?? false;
+        // A command whose output never streamed still shows its captured output; a capped one says so.
+        if (call.execute && call.outputFrames === 0 && e.data.output !== '') out.push(this.terminal(e.data.callId, 'stdout', e.data.output, capReached));
+        else if (call.execute && capReached) out.push(this.terminal(e.data.callId, 'stdout', '', true));
+        out.push(this.stepFrame('response', e.data.status === 'completed' ? 'ok' : e.data.status, e.data.callId));
+        return out;
+      }
+      case 'turn_end':
+        this.pending.clear();
+        return [];
+      case 'session_created':
+      case 'turn_start':
+      case 'message_chunk':
+      case 'reasoning_chunk':
+      case 'permission_requested':
+      case 'permission_resolved':
+      case 'sandbox_violation':
+      case 'approval_changed':
+      case 'mode_changed':
+      case 'model_changed':
+      case 'cost_update':
+      case 'notice':
+      case 'message':
+        return [];
+    }
+  }
+
+  private stepFrame(phase: 'tool_call' | 'response', detail: string, callId: string): IdeFrame {
+    return { event: 'progress/step', data: { sessionUpdate: 'progress/step', phase, step: ++this.step, detail, callId } };
+  }
+
+  private terminal(processId: string, stream: 'stdout' | 'stderr', chunk: string, capReached: boolean): IdeFrame {
+    return { event: 'terminal/output', data: { sessionUpdate: 'terminal/output', processId, stream, chunk, sequence: ++this.sequence, capReached } };
+  }
+}

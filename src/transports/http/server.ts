@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { SandboxMode, SessionManager } from '../../core/index.js';
+import { buildApp } from './app.js';
+import { allowedHosts, isLoopbackHost } from './auth.js';
+
+export interface HttpServerOptions {
+  manager: SessionManager;
+  logger: Logger;
+  host: string;
+  port: number;
+  ideSchema: boolean;
+  token: string | undefined;
+  version: string;
+  sandbox: SandboxMode;
+  /** Heartbeat comment interval on SSE streams; default FERRET_SSE_HEARTBEAT_MS or 15 s. */
+  heartbeatMs?: number;
+  /** How far (bytes) an SSE reader may fall behind before it is dropped; default FERRET_SSE_MAX_BUFFER or 1 MiB. */
+  maxBufferBytes?: number;
+  /** How long a reader may stay more than maxBufferBytes behind; default FERRET_SSE_STALL_MS or 5 s. */
+  stallMs?: number;
+  /** Largest accepted request body; default 1 MiB. */
+  bodyLimit?: number;
+}
+
+export interface HttpServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+function envNumber(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+/** Starts the HTTP+SSE transport on the shared SessionManager; refuses a non-loopback bind without a token. */
+export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
+  const loopback = isLoopbackHost(opts.host);
+  if (!loopback && !opts.token) {
+    throw new Error(
+      `refusing to serve HTTP on ${opts.host} without a token: set FERRET_SERVER_TOKEN, or bind to 127.0.0.1 (--host 127.0.0.1)`,
+    );
+  }
+  const allowed: { hosts?: Set<string> } = {};
+  const { app } = await buildApp({
+    manager: opts.manager,
+    logger: opts.logger,
+    version: opts.version,
+    sandbox: opts.sandbox,
+    ideSchema: opts.ideSchema,
+    heartbeatMs: opts.heartbeatMs ?? envNumber('FERRET_SSE_HEARTBEAT_MS', 15_000),
+    maxBufferBytes: opts.maxBufferBytes ?? envNumber('FERRET_SSE_MAX_BUFFER', 1024 * 1024),
+    stallMs: opts.stallMs ?? envNumber('FERRET_SSE_STALL_MS', 5000),
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    token: opts.token,
+    hosts: () => allowed.hosts,
+  });
+  await app.listen({ host: opts.host, port: opts.port });
+  const addr = app.server.address() as AddressInfo;
+  // Loopback: only our own names (DNS-rebinding guard). Non-loopback with a token: any Host.
+  if (loopback) allowed.hosts = allowedHosts(opts.host, addr.port);
+  const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shown}:${addr.port}`,
+    close: () => (closing ??= app.close()),
+  };
+}

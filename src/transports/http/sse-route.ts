@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { FerretError } from '../../core/index.js';
+import type { HttpContext, ZodApp } from './context.js';
+import { parseFrameId } from './frames.js';
+import { ErrorBody, SessionParams, sessionErrors } from './schemas.js';
+import { SseSubscriber } from './sse-subscriber.js';
+
+const EventsHeaders = z.object({ 'last-event-id': z.string().optional() }).loose();
+
+/**
+ * GET /session/:id/events. @fastify/sse sets the stream headers, keeps the connection and sends
+ * the heartbeat; frames are written by SseSubscriber straight to the socket, because the plugin's
+ * awaitable send() would park one listener per frame on a reader that does not drain.
+ */
+export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseSubscriber>): void {
+  app.get('/session/:id/events', {
+    sse: { kind: 'only' },
+    schema: {
+      summary: 'Server-Sent Events: loop_event, result, and the IDE frames; resume with Last-Event-ID',
+      params: SessionParams,
+      headers: EventsHeaders,
+      produces: ['text/event-stream'],
+      response: { 200: z.string().describe('text/event-stream'), 406: ErrorBody, ...sessionErrors },
+    },
+  }, async (req, reply) => {
+    const session = ctx.manager.get(req.params.id);
+    const last = req.headers['last-event-id'];
+    const after = last === undefined || last === '' ? undefined : parseFrameId(last);
+    if (last && !after) throw new FerretError('invalid_params', `Last-Event-ID: "${last}" is not a frame id of this server (expected SEQ or SEQ.K)`);
+    const sub = new SseSubscriber(session, reply.raw, { ideSchema: ctx.ideSchema, after, maxBufferBytes: ctx.maxBufferBytes, stallMs: ctx.stallMs, logger: ctx.logger });
+    subscribers.add(sub);
+    reply.sse.keepAlive();
+    reply.sse.onClose(() => {
+      subscribers.delete(sub);
+      sub.close(true);
+    });
+    reply.sse.sendHeaders(200);
+    reply.raw.write(': ferret events\n\n'); // commit the headers so the client sees the stream open
+    sub.start();
+  });
+}

@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { CHIMERA } from './harness.js';
+
+type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@agentclientprotocol/sdk/schema/v1/schema.json'), 'utf8')) as object;
+const ajv = new Ajv2020({ strict: false, logger: false, allErrors: false });
+ajv.addSchema(schema, 'acp');
+const def = (name: string) => {
+  const v = ajv.getSchema(`acp#/$defs/${name}`);
+  if (!v) throw new Error(`no $defs/${name} in the SDK schema`);
+  return v;
+};
+
+/** Which schema definition each answer of ours must satisfy. */
+const RESULT_DEF: Record<string, string> = {
+  initialize: 'InitializeResponse',
+  'session/new': 'NewSessionResponse',
+  'session/load': 'LoadSessionResponse',
+  'session/resume': 'ResumeSessionResponse',
+  'session/list': 'ListSessionsResponse',
+  'session/close': 'CloseSessionResponse',
+  'session/prompt': 'PromptResponse',
+  'session/set_mode': 'SetSessionModeResponse',
+  'session/set_config_option': 'SetSessionConfigOptionResponse',
+};
+const REQUEST_DEF: Record<string, string> = {
+  'session/request_permission': 'RequestPermissionRequest',
+  'fs/read_text_file': 'ReadTextFileRequest',
+  'fs/write_text_file': 'WriteTextFileRequest',
+};
+
+export type PermissionPolicy = (p: acp.RequestPermissionRequest) => 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | 'cancelled';
+
+/**
+ * The SDK's real client over a spawned `chimera ferret serve`, with every message ferret sends
+ * recorded (in arrival order) and checked against the JSON schema shipped in the SDK.
+ */
+export class V1Client {
+  readonly child: ChildProcess;
+  readonly inbound: Msg[] = [];
+  readonly updates: acp.SessionNotification[] = [];
+  readonly permissions: acp.RequestPermissionRequest[] = [];
+  readonly fsWrites: string[] = [];
+  readonly agent: acp.ClientContext;
+  private readonly conn: acp.ClientConnection;
+  private readonly sent = new Map<string | number, string>();
+  stderr = '';
+  permissionPolicy: PermissionPolicy = () => 'allow_once';
+
+  constructor(args: string[], env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, [CHIMERA, 'ferret', 'serve', ...args], {
+      env: { ...process.env, FERRET_LOG_LEVEL: 'warn', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
+    const raw = acp.ndJsonStream(Writable.toWeb(this.child.stdin!), Readable.toWeb(this.child.stdout!) as ReadableStream<Uint8Array>);
+    const readable = raw.readable.pipeThrough(new TransformStream<acp.AnyMessage, acp.AnyMessage>({ transform: (m, c) => (this.inbound.push(m as Msg), c.enqueue(m)) }));
+    const tap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform: (m, c) => {
+        const o = m as Msg;
+        if ('method' in o && 'id' in o && o['id'] !== undefined) this.sent.set(o['id'], o['method']);
+        c.enqueue(m);
+      },
+    });
+    void tap.readable.pipeTo(raw.writable).catch(() => undefined);
+    const app = acp
+      .client({ name: 'ferret-e2e' })
+      .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+        this.permissions.push(params);
+        const kind = this.permissionPolicy(params);
+        if (kind === 'cancelled') return { outcome: { outcome: 'cancelled' } };
+        return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
+      })
+      .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => ({ content: await readFile(params.path, 'utf8') }))
+      .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+        this.fsWrites.push(params.path);
+        await mkdir(dirname(params.path), { recursive: true });
+        await writeFile(params.path, params.content);
+        return {};
+      })
+      .onNotification(acp.methods.client.session.update, ({ params }) => void this.updates.push(params))
+      .onNotification('*', () => {});
+    this.conn = app.connect({ readable, writable: tap.writable });
+    this.agent = this.conn.agent;
+  }
+
+  initialize(caps: acp.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: false }): Promise<acp.InitializeResponse> {
+    return this.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: caps, clientInfo: { name: 'ferret-e2e', version: '0.0.0' } });
+  }
+
+  /** Updates of one session, unwrapped, in arrival order. */
+  of(sessionId: string): acp.SessionUpdate[] {
+    return this.updates.filter((u) => u.sessionId === sessionId).map((u) => u.update);
+  }
+
+  /** Every schema violation in what ferret sent so far, as readable lines (empty = all valid). */
+  schemaErrors(): string[] {
+    const errors: string[] = [];
+    for (const m of this.inbound) {
+      const where = JSON.stringify(m).slice(0, 300);
+      if (m['jsonrpc'] !== '2.0') errors.push(`not JSON-RPC 2.0: ${where}`);
+      let check: ReturnType<typeof def> | undefined;
+      let value: unknown;
+      if ('method' in m) {
+        const method = String(m['method']);
+        const name = 'id' in m ? REQUEST_DEF[method] : method === 'session/update' ? 'SessionNotification' : undefined;
+        if (!name && !method.startsWith('_')) errors.push(`unexpected ${'id' in m ? 'request' : 'notification'} ${method}`);
+        if (name) [check, value] = [def(name), m['params']];
+      } else if ('error' in m) {
+        [check, value] = [def('Error'), m['error']];
+      } else {
+        const method = this.sent.get(m['id']);
+        if (m['result'] === null || m['result'] === undefined) errors.push(`null result for ${method}: ${where}`);
+        const name = method ? RESULT_DEF[method] : undefined;
+        if (name) [check, value] = [def(name), m['result']];
+      }
+      if (check && !check(value)) errors.push(`${ajv.errorsText(check.errors)}: ${where}`);
+    }
+    return errors;
+  }
+
+  /** Resolves when a message matching `pred` has arrived. */
+  async waitFor(pred: (m: Msg) => boolean, timeoutMs = 10_000): Promise<Msg> {
+    const start = Date.now();
+    for (;;) {
+      const hit = this.inbound.find(pred);
+      if (hit) return hit;
+      if (Date.now() - start > timeoutMs) throw new Error(`timed out; stderr:\n${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.conn.close();
+    this.child.stdin!.end();
+    const t = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    if (this.child.exitCode === null) await new Promise((r) => this.child.once('exit', r));
+    clearTimeout(t);
+  }
+}

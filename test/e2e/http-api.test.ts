@@ -1,0 +1,166 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AcpProcess, tempEnv, writeScript } from './harness.js';
+import { api, startHttp, stopHttp } from './http-harness.js';
+
+const TOKEN = 'secret-token-0123456789';
+const WRONG = 'secret-token-9876543210'; // same length
+const CHAT = { responses: [{ chunks: ['Hello.'] }, { chunks: ['Again.'] }] };
+
+function rawGet(url: string, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, { headers, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('HTTP API: auth, routes, errors', () => {
+  let env: ReturnType<typeof tempEnv>;
+  let proc: AcpProcess | undefined;
+  let url: string;
+  beforeEach(async () => {
+    env = tempEnv();
+    const model = writeScript(env.ws, 'model.json', CHAT);
+    ({ proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: TOKEN }));
+  });
+  afterEach(async () => {
+    if (proc) await stopHttp(proc);
+    proc = undefined;
+    env.cleanup();
+  });
+
+  it('refuses every route but /health without the token, or with a wrong one of the same length', async () => {
+    const s = await api(url, 'POST', '/session', {}, TOKEN);
+    expect(s.status).toBe(201);
+    const id = s.body['sessionId'] as string;
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/openapi.json'],
+      ['POST', '/session', {}],
+      ['GET', '/session'],
+      ['GET', `/session/${id}`],
+      ['POST', `/session/${id}/message`, { text: 'hi' }],
+      ['POST', `/session/${id}/cancel`],
+      ['POST', `/session/${id}/mode`, { mode: 'plan' }],
+      ['POST', `/session/${id}/model`, { model: 'scripted:x' }],
+      ['POST', `/session/${id}/approval`, { preset: 'suggest' }],
+      ['GET', `/session/${id}/sandbox`],
+      ['POST', `/session/${id}/permission`, { id: 'p', decision: 'allow' }],
+      ['GET', `/session/${id}/bridge`],
+      ['GET', `/session/${id}/events`],
+    ];
+    for (const [method, path, body] of routes) {
+      for (const token of [undefined, WRONG]) {
+        const r = await api(url, method, path, body, token);
+        expect(r.status, `${method} ${path} token=${token}`).toBe(401);
+        expect(r.body['error']['code']).toBe('unauthorized');
+      }
+    }
+    const h = await api(url, 'GET', '/health');
+    expect(h).toMatchObject({ status: 200, body: { ok: true } });
+    expect(typeof h.body['version']).toBe('string');
+    expect(h.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('drives a session through every route with the token', async () => {
+    const s = await api(url, 'POST', '/session', { mode: 'code', approval: 'full-auto' }, TOKEN);
+    expect(s.status).toBe(201);
+    expect(s.body).toMatchObject({ mode: 'code', sandbox: 'workspace-write', approval: 'full-auto', cwd: env.ws });
+    const id = s.body['sessionId'] as string;
+    const list = await api(url, 'GET', '/session', undefined, TOKEN);
+    expect(list.body['sessions'].map((x: { sessionId: string }) => x.sessionId)).toContain(id);
+
+    const msg = await api(url, 'POST', `/session/${id}/message`, { text: 'hello' }, TOKEN);
+    expect(msg.status).toBe(200);
+    expect(msg.body).toMatchObject({ stopReason: 'end_turn', message: { role: 'assistant', text: 'Hello.' } });
+    const accepted = await api(url, 'POST', `/session/${id}/message?wait=false`, { text: 'again' }, TOKEN);
+    expect(accepted.status).toBe(202);
+    expect(typeof accepted.body['turnId']).toBe('string');
+
+    const detail = await api(url, 'GET', `/session/${id}`, undefined, TOKEN);
+    expect(detail.body).toMatchObject({ sessionId: id, title: 'hello', costUsd: 0 });
+    expect(['idle', 'running']).toContain(detail.body['status']);
+    expect((await api(url, 'POST', `/session/${id}/cancel`, undefined, TOKEN)).body).toEqual({ ok: true });
+    expect((await api(url, 'POST', `/session/${id}/mode`, { mode: 'plan' }, TOKEN)).body).toEqual({ mode: 'plan' });
+    expect((await api(url, 'POST', `/session/${id}/approval`, { preset: 'suggest' }, TOKEN)).body).toEqual({ old: 'full-auto', new: 'suggest' });
+    expect((await api(url, 'GET', `/session/${id}/sandbox`, undefined, TOKEN)).body).toEqual({ mode: 'workspace-write' });
+    expect((await api(url, 'GET', `/session/${id}/bridge`, undefined, TOKEN)).body).toEqual({ attached: false });
+    const perm = await api(url, 'POST', `/session/${id}/permission`, { id: 'perm-x', decision: 'allow' }, TOKEN);
+    expect(perm.status).toBe(404);
+    expect(perm.body['error']['code']).toBe('permission_not_found');
+    const model = await api(url, 'POST', `/session/${id}/model`, { model: 'scripted:/nope.json' }, TOKEN);
+    expect(model.status).toBeGreaterThanOrEqual(400);
+    expect(model.body['error']).toBeDefined();
+
+    const doc = await api(url, 'GET', '/openapi.json', undefined, TOKEN);
+    expect(doc.body['openapi']).toMatch(/^3\./);
+    expect(Object.keys(doc.body['paths'])).toEqual(expect.arrayContaining(['/session', '/session/{id}/message', '/session/{id}/events']));
+    expect(doc.body['paths']['/session']['post']['requestBody']).toBeDefined();
+  });
+
+  it('answers errors in one shape, naming the field; ids cannot reach outside the state folder', async () => {
+    const bad = await api(url, 'POST', '/session', { mode: 'yolo' }, TOKEN);
+    expect(bad.status).toBe(400);
+    expect(bad.body['error']['code']).toBe('invalid_params');
+    expect(bad.body['error']['message']).toContain('mode');
+    const noText = await api(url, 'POST', '/session/abc/message', {}, TOKEN);
+    expect(noText.status).toBe(400);
+    expect(noText.body['error']['message']).toContain('text');
+    for (const id of ['..%2F..%2Fetc%2Fpasswd', '..', '%2E%2E', 'a%00b']) {
+      const r = await api(url, 'GET', `/session/${id}`, undefined, TOKEN);
+      expect([400, 404], id).toContain(r.status);
+      expect(r.body['error']).toBeDefined();
+    }
+    expect((await api(url, 'GET', '/session/does-not-exist', undefined, TOKEN)).status).toBe(404);
+    expect((await api(url, 'GET', '/nope', undefined, TOKEN)).body['error']['code']).toBe('not_found');
+    const big = await api(url, 'POST', '/session', { cwd: 'x'.repeat(2 * 1024 * 1024) }, TOKEN);
+    expect(big.status).toBe(413);
+    expect(big.body['error']).toBeDefined();
+
+    const s = await api(url, 'POST', '/session', {}, TOKEN);
+    const id = s.body['sessionId'] as string;
+    const first = await api(url, 'POST', `/session/${id}/message?wait=false`, { text: 'one' }, TOKEN);
+    expect(first.status).toBe(202);
+    const busy = await api(url, 'POST', `/session/${id}/message`, { text: 'two' }, TOKEN);
+    // the scripted turn is quick; if it already ended this second turn simply ran
+    expect([200, 409]).toContain(busy.status);
+    if (busy.status === 409) expect(busy.body['error']['code']).toBe('session_busy');
+  });
+
+  it('refuses a foreign Host header (DNS rebinding) and sends no CORS headers', async () => {
+    const port = new URL(url).port;
+    expect(await rawGet(url, '/health', { host: `evil.example:${port}` })).toBe(403);
+    expect(await rawGet(url, '/health', { host: `localhost:${port}` })).toBe(200);
+    expect(await rawGet(url, '/health', { host: `127.0.0.1:${port}` })).toBe(200);
+    const pre = await api(url, 'OPTIONS', '/session', undefined, TOKEN, { origin: 'http://evil.example', 'access-control-request-method': 'POST' });
+    expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('keeps serving after stdin closes, and SIGTERM exits cleanly and releases the port', async () => {
+    proc!.child.stdin.end();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await api(url, 'GET', '/health')).status).toBe(200);
+    expect(await stopHttp(proc!)).toBe(0);
+    proc = undefined;
+    await expect(fetch(url + '/health')).rejects.toThrow();
+  });
+});
+
+describe('HTTP start-up', () => {
+  it('refuses a non-loopback bind without a token', async () => {
+    const env = tempEnv();
+    try {
+      const p = new AcpProcess(['--http', '--port', '0', '--host', '0.0.0.0', '--cwd', env.ws], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: '' });
+      const t = setTimeout(() => p.child.kill('SIGKILL'), 8000);
+      const code = await p.exited;
+      clearTimeout(t);
+      expect(code).not.toBe(0);
+      expect(p.stderr).toContain('FERRET_SERVER_TOKEN');
+    } finally {
+      env.cleanup();
+    }
+  });
+});

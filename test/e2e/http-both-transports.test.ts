@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempEnv, writeScript, type AcpProcess } from './harness.js';
+import { api, SseClient, startHttp, stopHttp } from './http-harness.js';
+
+const TOKEN = 'tok-both-0123456789';
+const SCRIPT = {
+  responses: [
+    { chunks: ['Writing.'], toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }, { name: 'bash', arguments: { command: 'echo ok' } }] },
+    { chunks: ['Done.'] },
+    { chunks: ['Second.'] },
+  ],
+};
+
+describe('stdio ACP and HTTP on one process, one session', () => {
+  let env: ReturnType<typeof tempEnv>;
+  let proc: AcpProcess | undefined;
+  let url: string;
+  beforeEach(async () => {
+    env = tempEnv();
+    const model = writeScript(env.home, 'model.json', SCRIPT);
+    ({ proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'full-auto'], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: TOKEN }));
+  });
+  afterEach(async () => {
+    if (proc) await stopHttp(proc);
+    proc = undefined;
+    env.cleanup();
+  });
+
+  it('a session made on stdio takes a message over HTTP; the stdio client gets every notification', async () => {
+    const acp = proc!;
+    await acp.call('initialize', {});
+    const s = await acp.call('session/new', {});
+    const id = s['sessionId'] as string;
+    const listed = await api(url, 'GET', '/session', undefined, TOKEN);
+    expect(listed.body['sessions'].map((x: { sessionId: string }) => x.sessionId)).toContain(id);
+
+    const sse = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
+    await sse.opened;
+    const reply = await api(url, 'POST', `/session/${id}/message`, { text: 'write and run' }, TOKEN);
+    expect(reply.body).toMatchObject({ stopReason: 'end_turn', message: { text: 'Done.' } });
+    await sse.waitFor((fs) => fs.some((f) => f.event === 'result'));
+    await acp.waitFor((m) => m['method'] === 'session/update' && m['params']?.kind === 'turn_end');
+
+    const overSse = sse.frames.filter((f) => f.event === 'loop_event').map((f) => f.data);
+    const overStdio = acp.updates(id);
+    expect(overStdio.length).toBeGreaterThan(5);
+    expect(overStdio).toEqual(overSse);
+    expect(overStdio.map((u) => u['kind'])).toEqual(expect.arrayContaining(['tool_call_start', 'file_edit', 'tool_call_progress', 'turn_end']));
+    sse.kill();
+  });
+
+  it('a session made over HTTP is listed and driven on stdio, and its turn streams to SSE', async () => {
+    const acp = proc!;
+    await acp.call('initialize', {});
+    const created = await api(url, 'POST', '/session', {}, TOKEN);
+    const id = created.body['sessionId'] as string;
+    const list = await acp.call('session/list', {});
+    expect(list['sessions'].map((x: { sessionId: string }) => x.sessionId)).toContain(id);
+    const sse = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
+    await sse.opened;
+    const r = await acp.call('session/message', { sessionId: id, text: 'go' });
+    expect(r['stopReason']).toBe('end_turn');
+    await sse.waitFor((fs) => fs.some((f) => f.event === 'result'));
+    expect(sse.frames.filter((f) => f.event === 'result')).toHaveLength(1);
+    expect(sse.frames.map((f) => f.event)).toEqual(expect.arrayContaining(['code/diff', 'terminal/output', 'progress/step']));
+    sse.kill();
+  });
+});

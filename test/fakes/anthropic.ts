@@ -1,0 +1,33 @@
+import type { Step } from './fake-server.js';
+
+// Anthropic Messages SSE events exactly as api.anthropic.com sends them.
+const ev = (event: string, data: Record<string, unknown>): Step => ({ event, data: { type: event, ...data } });
+
+export function messageStart(u: { input: number; cacheRead?: number; cacheWrite?: number }): Step {
+  return ev('message_start', {
+    message: {
+      id: 'msg_fake', type: 'message', role: 'assistant', model: 'claude-fake', content: [],
+      stop_reason: null, stop_sequence: null,
+      usage: { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite ?? 0, cache_read_input_tokens: u.cacheRead ?? 0, output_tokens: 1 },
+    },
+  });
+}
+
+export const textStart = (index: number): Step => ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
+export const textDelta = (index: number, text: string): Step => ev('content_block_delta', { index, delta: { type: 'text_delta', text } });
+export const thinkingStart = (index: number): Step => ev('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
+export const thinkingDelta = (index: number, thinking: string): Step => ev('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } });
+export const blockStop = (index: number): Step => ev('content_block_stop', { index });
+
+export function toolStart(index: number, id: string, name: string): Step {
+  return ev('content_block_start', { index, content_block: { type: 'tool_use', id, name, input: {} } });
+}
+
+export const toolArgs = (index: number, partial: string): Step => ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: partial } });
+
+export function messageDelta(stop: 'end_turn' | 'tool_use' | 'max_tokens', output: number): Step {
+  return ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output } });
+}
+
+export const messageStop: Step = ev('message_stop', {});
+export const ping: Step = ev('ping', {});

@@ -1,0 +1,83 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A promise the test opens by hand: the fake waits on it between two chunks. */
+export interface Gate {
+  open(): void;
+  readonly opened: boolean;
+  readonly wait: Promise<void>;
+}
+
+export function gate(): Gate {
+  let open!: () => void;
+  let opened = false;
+  const wait = new Promise<void>((r) => (open = r));
+  return { open: () => { opened = true; open(); }, get opened() { return opened; }, wait };
+}
+
+/** One step of a streamed reply: an SSE event, a pause (on a gate or a timer), or a cut connection. */
+export type Step = { event?: string; data: unknown } | { gate: Gate } | { delayMs: number } | { destroy: true };
+
+/** What the fake answers one request with: an HTTP error, or an SSE stream (ending after the last step). */
+export type Reply = { status: number; headers?: Record<string, string>; json: unknown } | { steps: Step[] };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** An HTTP server on a loopback ephemeral port that answers queued replies in order and records every request. */
+export class FakeServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly replies: Reply[] = [];
+  private server: Server | undefined;
+  url = '';
+
+  reply(...r: Reply[]): this {
+    this.replies.push(...r);
+    return this;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let text = '';
+    for await (const c of req) text += String(c);
+    this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined });
+    const reply = this.replies.shift();
+    if (!reply) {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake: no reply queued' } }));
+      return;
+    }
+    if ('status' in reply) {
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(reply.json));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    for (const step of reply.steps) {
+      if ('gate' in step) await step.gate.wait;
+      else if ('delayMs' in step) await new Promise((r) => setTimeout(r, step.delayMs));
+      else if ('destroy' in step) {
+        res.socket?.destroy();
+        return;
+      } else {
+        const head = step.event ? `event: ${step.event}\n` : '';
+        res.write(`${head}data: ${typeof step.data === 'string' ? step.data : JSON.stringify(step.data)}\n\n`);
+      }
+    }
+    res.end();
+  }
+}

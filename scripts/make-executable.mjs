@@ -1,3 +1,4 @@
 // tsc drops the exec bit; the bin must be runnable straight from a clone after `npm run build`.
 import { chmodSync } from 'node:fs';
-chmodSync(new URL('../dist/cli/main.js', import.meta.url), 0o755);
+import { fileURLToPath } from 'node:url';
+chmodSync(fileURLToPath(import.meta.resolve('../dist/cli/main.js')), 0o755);

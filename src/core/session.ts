@@ -62,7 +62,8 @@ export class Session {
   ) {
     this.writer = new EventLogWriter(eventsFile(deps.home, id), (err) => {
       deps.logger.error({ err, sessionId: id }, 'event log write failed');
-      this.publishOnly({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
+      // The notice itself is queued for the log too; the writer reports a failure streak once, so this cannot loop.
+      this.emit({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
     });
     this.bus = new EventBus(
       (after) => readEventLog(eventsFile(deps.home, id)).events.filter((e) => e.seq > after),
@@ -86,16 +87,12 @@ export class Session {
 
   /** Number, log, apply, then publish: the log is written before any client sees an event. */
   emit<E extends EventDraft>(draft: E): EventOf<E['type']> {
-    const event = { seq: ++this.seq, sessionId: this.id, ts: Date.now(), ...draft } as SessionEvent;
+    const widened: EventDraft = draft;
+    const event: SessionEvent = { seq: ++this.seq, sessionId: this.id, ts: Date.now(), ...widened };
     this.writer.append(event);
     applyEvent(this.state, event);
     this.bus.publish(event);
     return event as EventOf<E['type']>;
-  }
-
-  /** Live-only notice (the log itself failed): seq 0 marks it as not replayable. */
-  private publishOnly(draft: EventDraft): void {
-    this.bus.publish({ seq: this.seq, sessionId: this.id, ts: Date.now(), ...draft } as SessionEvent);
   }
 
   subscribe(listener: Listener, afterSeq?: number): () => void {

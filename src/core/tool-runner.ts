@@ -68,7 +68,11 @@ export async function runToolCall(session: Session, turnId: string, call: ToolCa
   };
 
   if (signal.aborted) return end('cancelled', 'cancelled before it ran');
-  if (!tool) return end('failed', `unknown tool "${call.name}"; available: ${registryOf(session).list().map((t) => t.id).join(', ')}`);
+  if (!tool) {
+    const available = registryOf(session).list().map((t) => t.id).join(', ');
+    if (session.deps.tools.isFiltered(call.name)) return end('denied', `${call.name} is not allowed on this server (--allowed-tools); available: ${available}`);
+    return end('failed', `unknown tool "${call.name}"; available: ${available}`);
+  }
   if (!parsed?.success) {
     const issue = parsed?.error.issues[0];
     return end('failed', `invalid arguments for ${name}: field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);

@@ -155,7 +155,7 @@ async function check([command, action, risk, extra]: Row): Promise<void> {
 function pick(v: BashVerdict, extra: Partial<BashVerdict> | undefined): Partial<BashVerdict> {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(extra ?? {})) out[k] = v[k as keyof BashVerdict];
-  return out as Partial<BashVerdict>;
+  return out;
 }
 
 describe('classifyBash', () => {

@@ -6,6 +6,7 @@ import type { Judgement, Risk } from './command-knowledge.js';
 import { gitGlobals, ruleForms } from './command-unwrap.js';
 import { findRule, matchRule } from './rules.js';
 import type { Rule, RuleSet } from './rules.js';
+import { isOddChar } from './shell-parse.js';
 import type { Word } from './shell-parse.js';
 
 export interface Item {
@@ -30,10 +31,15 @@ export function label(words: readonly Word[]): string {
 /** Shortened, with control and invisible characters shown as escapes (`\r`, `\u00a0`). */
 export function printable(s: string): string {
   const short = s.length > 80 ? `${s.slice(0, 77)}...` : s;
-  return short.replace(/[\x00-\x1f\x7f-\x9f\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/g, (c) => {
-    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
+  let out = '';
+  for (const ch of short) {
+    const code = ch.charCodeAt(0);
+    if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else out += isOddChar(code) ? `\\u${code.toString(16).padStart(4, '0')}` : ch;
+  }
+  return out;
 }
 
 function quote(v: string): string {

@@ -9,7 +9,7 @@ import { baseName, unwrap } from './command-unwrap.js';
 import { nestedCode } from './nested-code.js';
 import type { Stdin } from './nested-code.js';
 import type { RuleSet } from './rules.js';
-import { ODD_CHARS, wordOf } from './shell-parse.js';
+import { hasOddChars, wordOf } from './shell-parse.js';
 import type { ParseFn, SNode, Word } from './shell-parse.js';
 
 export type { Item } from './classify-decide.js';
@@ -38,7 +38,7 @@ export class ShellWalk {
     const what = source;
     if (depth > MAX_DEPTH) return void this.items.push(hidden(what, 'nests shell code too deeply to judge'));
     if (source.length > MAX_LENGTH) return void this.items.push(hidden(what, 'is too long to judge'));
-    if (ODD_CHARS.test(source)) {
+    if (hasOddChars(source)) {
       return void this.items.push(hidden(what, 'contains control or unusual space characters that shells and parsers read differently'));
     }
     const parsed = this.parse(source);

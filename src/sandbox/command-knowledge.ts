@@ -102,7 +102,7 @@ function judgeKnown(base: string, words: readonly Word[], extraArgs: boolean): J
   if (base === 'git') return judgeGit(['git', ...values, ...(extraArgs ? [undefined] : [])]);
   const check = CHECKED[base];
   const known = values.every((v) => v !== undefined) && !extraArgs;
-  if (check && known) return check(values as string[]) ?? READ();
+  if (check && known) return check(values) ?? READ();
   if (check) return ask('medium', 'has arguments only known at run time, which could change what it does');
   return riskOf(base, values.filter((v): v is string => v !== undefined));
 }

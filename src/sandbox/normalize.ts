@@ -2,7 +2,7 @@
 // Whitespace, comments and quoting style do not change the key (`git  push 'origin'` ==
 // `git push origin`); anything that changes meaning does. The output is itself valid bash
 // that parses back to the same structure, so two different commands cannot share a key.
-import { loadBashParser, ODD_CHARS, wordOf } from './shell-parse.js';
+import { hasOddChars, loadBashParser, wordOf } from './shell-parse.js';
 import type { SNode } from './shell-parse.js';
 
 const WORDISH = new Set(['word', 'string', 'raw_string', 'ansi_c_string', 'number', 'concatenation', 'translated_string']);
@@ -18,7 +18,7 @@ const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'cas
 /** Canonical key for a command; falls back to the trimmed text when it cannot be parsed. */
 export async function normalizeBash(command: string): Promise<string> {
   const raw = command.trim();
-  if (ODD_CHARS.test(raw)) return raw;
+  if (hasOddChars(raw)) return raw;
   const parse = await loadBashParser();
   const parsed = parse(raw);
   // Here-documents are kept verbatim: their body is positional text, not words.

@@ -55,7 +55,7 @@ export function parseRule(text: string): Rule {
   const pattern = m[2]?.trim();
   if (pattern === undefined) return { text, tool, kind: 'any' };
   if (pattern === '') throw new Error(`invalid permission rule "${text}": empty pattern`);
-  if (tool !== 'bash') return { text, tool, pattern, kind: pattern === '**' ? 'any' : 'glob' };
+  if (tool !== 'bash') return { text, tool, pattern, kind: 'glob' };
   if (pattern === '*' || pattern === ':*') return { text, tool, pattern, kind: 'any' };
   const prefix = pattern.endsWith(':*') || pattern.endsWith(' *');
   const body = prefix ? pattern.slice(0, -2) : pattern;

@@ -18,8 +18,18 @@ export interface SNode {
 export type ParseResult = { ok: true; root: SNode } | { ok: false; reason: string };
 export type ParseFn = (source: string) => ParseResult;
 
-/** Characters bash and tree-sitter may split differently (CR, NUL, Unicode spaces). */
-export const ODD_CHARS = /[\x00-\x08\x0b-\x1f\x7f\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+const ODD_SPACES = new Set([0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]);
+
+/** Control characters (other than tab and newline) and Unicode spaces: bash and tree-sitter may split them differently. */
+export function isOddChar(code: number): boolean {
+  return (code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f)
+    || (code >= 0x2000 && code <= 0x200f) || ODD_SPACES.has(code);
+}
+
+export function hasOddChars(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (isOddChar(s.charCodeAt(i))) return true;
+  return false;
+}
 
 let loading: Promise<ParseFn> | undefined;
 

@@ -47,7 +47,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
 
 /** The one place a tool is declared; the registry validates arguments against `schema`. */
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
-  return tool as unknown as Tool;
+  return tool;
 }
 
 export function jsonSchemaOf(tool: Tool): Record<string, unknown> {

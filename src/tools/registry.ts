@@ -33,6 +33,11 @@ export class ToolRegistry {
     for (const t of tools) if (!allow || allow.includes(t.id.toLowerCase())) this.byId.set(t.id, t);
   }
 
+  /** A tool that exists but that --allowed-tools took away. */
+  isFiltered(id: string): boolean {
+    return !this.get(id) && BUILTIN_TOOL_IDS.includes(id.toLowerCase());
+  }
+
   get(id: string): Tool | undefined {
     return this.byId.get(id) ?? [...this.byId.values()].find((t) => t.id.toLowerCase() === id.toLowerCase());
   }

@@ -8,6 +8,7 @@ import {
   SandboxModeSchema,
   StopReasonSchema,
   ToolStatusSchema,
+  UsageSchema,
 } from './types.js';
 
 // The single source of truth for what a session emits. Every adapter maps from this union,
@@ -85,6 +86,14 @@ export const CostUpdateEvent = ev('cost_update', {
   cache: z.number(),
   reasoning: z.number(),
   totalUsd: z.number(),
+  /** This call's own usage; its size is how close the next prompt is to the context window. */
+  call: UsageSchema.optional(),
+});
+export const HistoryCompactedEvent = ev('history_compacted', {
+  turnId: z.string(),
+  summary: z.string(),
+  /** The history from this index on was kept as it was; what came before became the summary. */
+  keptFrom: z.number().int().nonnegative(),
 });
 export const FileEditEvent = ev('file_edit', {
   callId: z.string(),
@@ -126,6 +135,7 @@ export const SessionEventSchema = z.discriminatedUnion('type', [
   FileOpenEvent,
   NoticeEvent,
   HistoryMessageEvent,
+  HistoryCompactedEvent,
   TurnEndEvent,
 ]);
 

@@ -15,7 +15,15 @@ export interface SessionState {
   createdAt: number;
   updatedAt: number;
   turns: number;
+  /** Model calls made so far (replies and summaries): the scripted model's position. */
+  modelCalls: number;
+  /** Tokens of the last model call (prompt and reply): the next prompt is at least this big. */
+  lastCallTokens: number;
+  /** Files the agent's tools pointed at: their folders' AGENTS.md join the system prompt. */
+  touched: Set<string>;
 }
+
+export const SUMMARY_PREFIX = 'Summary of the earlier conversation (older turns were compacted to fit the context window):\n';
 
 export function emptyState(): SessionState {
   return {
@@ -31,6 +39,9 @@ export function emptyState(): SessionState {
     createdAt: 0,
     updatedAt: 0,
     turns: 0,
+    modelCalls: 0,
+    lastCallTokens: 0,
+    touched: new Set(),
   };
 }
 
@@ -47,6 +58,12 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
     case 'message':
       s.history.push(e.data.message);
+      if (e.data.message.role === 'assistant') s.modelCalls++;
+      return;
+    case 'history_compacted':
+      s.history = [{ role: 'user', text: SUMMARY_PREFIX + e.data.summary }, ...s.history.slice(e.data.keptFrom)];
+      s.modelCalls++;
+      s.lastCallTokens = 0;
       return;
     case 'approval_changed':
       s.approval = e.data.new;
@@ -60,10 +77,13 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'cost_update':
       s.usage = { input: e.data.input, output: e.data.output, cache: e.data.cache, reasoning: e.data.reasoning };
       s.costUsd = e.data.totalUsd;
+      if (e.data.call) s.lastCallTokens = e.data.call.input + e.data.call.cache + e.data.call.output + e.data.call.reasoning;
+      return;
+    case 'tool_call_start':
+      for (const l of e.data.locations) s.touched.add(l.path);
       return;
     case 'message_chunk':
     case 'reasoning_chunk':
-    case 'tool_call_start':
     case 'tool_call_progress':
     case 'tool_call_end':
     case 'permission_requested':

@@ -1,28 +1,53 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import type { AgentMode } from './types.js';
 import type { OfferedTool } from './tool-runner.js';
 
 const BASE: Record<AgentMode, string> = {
   code:
-    'You are ferret, a coding agent working in the user\'s workspace. Use the tools to read, change and ' +
+    "You are ferret, a coding agent working in the user's workspace. Use the tools to read, change and " +
     'run code. Make the smallest change that does the job, run the tests when there are any, and say ' +
     'briefly what you did.',
   plan:
-    'You are ferret in plan mode. Read the code and propose a plan; do not change files or run ' +
-    'commands that change anything. End with a numbered plan the user can approve.',
+    'You are ferret in plan mode. Read the code and propose a plan; you cannot change files or run ' +
+    'commands. End with a numbered plan the user can approve.',
 };
 
-/** The system prompt of a turn: the agent's own text, the workspace, and AGENTS.md when present. */
-export function systemPrompt(mode: AgentMode, cwd: string, tools: OfferedTool[]): string {
-  const parts = [BASE[mode], `Workspace: ${cwd}`, `Tools: ${tools.map((t) => t.tool.id).join(', ')}`];
-  const agents = join(cwd, 'AGENTS.md');
-  if (existsSync(agents)) {
-    try {
-      parts.push(`Instructions from AGENTS.md:\n${readFileSync(agents, 'utf8').slice(0, 32_000)}`);
-    } catch {
-      /* unreadable AGENTS.md is not worth failing a turn */
+const MAX_AGENTS_BYTES = 32_000;
+
+/** Folders from the workspace root down to each touched file's folder, root first, each once. */
+export function agentsDirs(cwd: string, touched: Iterable<string>): string[] {
+  const dirs = [cwd];
+  for (const file of touched) {
+    const rel = relative(cwd, dirname(file));
+    if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) continue;
+    let cur = cwd;
+    for (const part of rel.split(sep)) {
+      cur = join(cur, part);
+      if (!dirs.includes(cur)) dirs.push(cur);
     }
+  }
+  return dirs;
+}
+
+function readAgents(dir: string): string | undefined {
+  try {
+    return readFileSync(join(dir, 'AGENTS.md'), 'utf8').slice(0, MAX_AGENTS_BYTES);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The system prompt of a model call: the agent's own text, the workspace, and AGENTS.md from
+ * the workspace root and from every folder on the way to a file the agent has touched (as Codex
+ * does), nearer files last so their instructions win.
+ */
+export function systemPrompt(mode: AgentMode, cwd: string, tools: OfferedTool[], touched: Iterable<string> = []): string {
+  const parts = [BASE[mode], `Workspace: ${cwd}`, `Tools: ${tools.map((t) => t.tool.id).join(', ')}`];
+  for (const dir of agentsDirs(cwd, touched)) {
+    const text = readAgents(dir);
+    if (text !== undefined) parts.push(`Instructions from ${relative(cwd, join(dir, 'AGENTS.md'))}:\n${text}`);
   }
   return parts.join('\n\n');
 }

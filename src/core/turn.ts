@@ -1,4 +1,5 @@
 import { ModelError, type ModelProvider } from '../providers/provider.js';
+import { compactIfNeeded } from './compaction.js';
 import { errorText } from './errors.js';
 import type { Session, TurnResult } from './session.js';
 import { systemPrompt } from './system-prompt.js';
@@ -33,16 +34,21 @@ async function loop(session: Session, turnId: string, signal: AbortSignal, setTe
     return 'error';
   }
   for (let step = 0; step < session.deps.maxSteps; step++) {
+    const summaryUsage = await compactIfNeeded(session, model, turnId, signal);
+    // Billed, but not the prompt size of the conversation that goes on.
+    if (summaryUsage) addCost(session, model, summaryUsage, false);
+    if (signal.aborted) return 'cancelled';
     const tools = offeredTools(session);
     let text = '';
     const calls: ToolCall[] = [];
     let usage: Usage | undefined;
     try {
       const stream = model.stream({
-        system: systemPrompt(session.state.mode, session.state.cwd, tools),
+        system: systemPrompt(session.state.mode, session.state.cwd, tools, session.state.touched),
         messages: session.state.history,
         tools: tools.map((t) => t.spec),
         signal,
+        callIndex: session.state.modelCalls,
       });
       for await (const part of stream) {
         if (signal.aborted) break;
@@ -102,7 +108,7 @@ function recordAssistant(session: Session, turnId: string, text: string, calls: 
 }
 
 /** cost_update once per model call, after that call's tools ran, with the session's running totals. */
-function addCost(session: Session, model: ModelProvider, usage: Usage | undefined): void {
+function addCost(session: Session, model: ModelProvider, usage: Usage | undefined, tracksPrompt = true): void {
   const u = session.state.usage;
   const add = usage ?? { input: 0, output: 0, cache: 0, reasoning: 0 };
   const next = {
@@ -112,5 +118,5 @@ function addCost(session: Session, model: ModelProvider, usage: Usage | undefine
     reasoning: u.reasoning + add.reasoning,
   };
   const totalUsd = session.state.costUsd + usdOf(add, model.pricing);
-  session.emit({ type: 'cost_update', data: { ...next, totalUsd } });
+  session.emit({ type: 'cost_update', data: { ...next, totalUsd, ...(usage && tracksPrompt ? { call: usage } : {}) } });
 }

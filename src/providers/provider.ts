@@ -12,6 +12,8 @@ export interface ModelRequest {
   messages: Message[];
   tools: ToolSpec[];
   signal: AbortSignal;
+  /** How many model calls this session made before this one (replayable providers key on it). */
+  callIndex: number;
 }
 
 export type ModelStreamPart =

@@ -20,6 +20,7 @@ const ScriptedResponseSchema = z.object({
 export const ScriptedFileSchema = z.object({
   responses: z.array(ScriptedResponseSchema),
   pricing: PricingSchema.partial().optional(),
+  contextWindow: z.number().int().positive().optional(),
 });
 export type ScriptedFile = z.infer<typeof ScriptedFileSchema>;
 
@@ -48,11 +49,12 @@ export function loadScriptedFile(path: string): ScriptedFile {
 }
 
 /**
- * Replays a JSON file of responses. Its position is the number of assistant turns already in
- * the conversation, so a session loaded in a new process continues where it left off.
+ * Replays a JSON file of responses. Its position is the number of model calls the session has
+ * made, so a session loaded in a new process continues where it left off.
  */
 export class ScriptedProvider implements ModelProvider {
   readonly pricing;
+  readonly contextWindow;
   private readonly file: ScriptedFile;
 
   constructor(
@@ -63,10 +65,11 @@ export class ScriptedProvider implements ModelProvider {
     this.file = loadScriptedFile(resolve(cwd, path));
     const p = this.file.pricing;
     this.pricing = p ? PricingSchema.parse(p) : undefined;
+    this.contextWindow = this.file.contextWindow;
   }
 
   async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
-    const index = req.messages.filter((m) => m.role === 'assistant').length;
+    const index = req.callIndex;
     const r = this.file.responses[index];
     if (!r) {
       throw new ModelError(

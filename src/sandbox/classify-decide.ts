@@ -89,7 +89,10 @@ function broadForms<T extends Arg>(levels: readonly (readonly T[])[], argsMayRun
   const forms = levels.flatMap((l) => ruleForms(l));
   const inner = levels[levels.length - 1] ?? [];
   if (argsMayRun) {
-    for (let i = 1; i < inner.length; i++) if (!(inner[i]?.startsWith('-') ?? false)) forms.push(...ruleForms(inner.slice(i)));
+    for (let i = 1; i < inner.length; i++) {
+      const w = inner[i];
+      if (w !== undefined && !w.startsWith('-')) forms.push(...ruleForms(inner.slice(i)));
+    }
   }
   return forms;
 }
@@ -155,18 +158,24 @@ export function decideWrite(rules: RuleSet, target: Word, op: string): Item {
 }
 
 /** Variables that change which program runs or what it loads. */
-const RISKY_VAR = /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|HOME|XDG_\w+|GIT_\w+|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|BROWSER|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_\w+|npm_config_\w+|PYTHON\w*|PERL5\w*|PERLLIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|\w*ASKPASS|SHELL|TMPDIR)$/;
-const HARMLESS_VAR = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$|^GIT_TERMINAL_PROMPT$|^GIT_OPTIONAL_LOCKS$/;
+const RISKY_VAR = /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|HOME|XDG_\w+|GIT_\w+|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|BROWSER|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_\w+|npm_config_\w+|PYTHON\w*|PERL5\w*|PERLLIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|\w*ASKPASS|SHELL|TMPDIR|GCONV_PATH|RIPGREP_CONFIG_PATH|TAR_OPTIONS|GREP_OPTIONS)$/;
+/** Variables known not to change what a program runs, safe to pass in a command's environment. */
+const HARMLESS_ENV = /^(LANG|LANGUAGE|LC_\w+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR(_FORCE)?|COLUMNS|LINES|TERM|COLORTERM|CI|DEBUG|NODE_ENV|RUST_BACKTRACE|RUST_LOG|LS_COLORS|TIME_STYLE|QUOTING_STYLE|POSIXLY_CORRECT|GREP_COLORS?|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_TERMINAL_PROMPT|GIT_OPTIONAL_LOCKS)$/;
 
-/** An assignment (`FOO=1 cmd`, `export FOO=1`, `env FOO=1 cmd`); undefined when harmless. */
-export function decideAssignment(name: string, value: string | undefined): Item | undefined {
+/**
+ * An assignment; undefined when harmless. `standalone` is a shell variable (`x=1`); `env` goes
+ * into a program's environment (`FOO=1 cmd`, `export FOO=1`, `env FOO=1 cmd`), where only
+ * known-harmless names pass without asking.
+ */
+export function decideAssignment(name: string, value: string | undefined, mode: 'standalone' | 'env'): Item | undefined {
   const what = `${name}=${value ?? '…'}`;
   const pagerIsCat = /^(GIT_PAGER|PAGER|MANPAGER)$/.test(name) && (value === 'cat' || value === '');
-  if (RISKY_VAR.test(name) && !HARMLESS_VAR.test(name) && !pagerIsCat) {
-    return { action: 'ask', risk: 'high', readOnly: false, label: what, reason: `Sets ${name}, which can change what later commands run.` };
-  }
-  if (value !== undefined && /\$\(|`/.test(value)) {
-    return { action: 'ask', risk: 'medium', readOnly: false, label: what, reason: `Stores shell code in ${name}, which arithmetic or eval could run.` };
-  }
+  const base = { action: 'ask', readOnly: false, label: what } as const;
+  if (pagerIsCat || HARMLESS_ENV.test(name)) return undefined;
+  if (RISKY_VAR.test(name)) return { ...base, risk: 'high', reason: `Sets ${name}, which can change what later commands run.` };
+  if (mode === 'env') return { ...base, risk: 'medium', reason: `Passes ${name} to a program's environment, which may change what it does.` };
+  if (holdsCode(value)) return { ...base, risk: 'medium', reason: `Stores shell code in ${name}, which arithmetic or eval could run.` };
   return undefined;
 }
+
+const holdsCode = (value: string | undefined): boolean => value !== undefined && /\$\(|`/.test(value);

@@ -7,6 +7,7 @@ import { isSystemName, judgeArgv } from './command-knowledge.js';
 import type { Judgement } from './command-knowledge.js';
 import { baseName, unwrap } from './command-unwrap.js';
 import { nestedCode } from './nested-code.js';
+import { argsHoldCode, backquoteBody, parseGap } from './parse-gaps.js';
 import type { Stdin } from './nested-code.js';
 import type { RuleSet } from './rules.js';
 import { hasOddChars, wordOf } from './shell-parse.js';
@@ -25,6 +26,8 @@ interface Ctx {
   readonly depth: number;
   readonly bashLike: boolean;
   readonly download?: string;
+  /** Assignments here go into a program's environment (`FOO=1 cmd`, `export FOO=1`). */
+  readonly env?: boolean;
 }
 
 export class ShellWalk {
@@ -59,6 +62,8 @@ export class ShellWalk {
   }
 
   private walk(node: SNode, ctx: Ctx): void {
+    const gap = parseGap(node);
+    if (gap) this.items.push(hidden(node.text, gap));
     switch (node.type) {
       case 'command':
         return this.command(node, [], ctx);
@@ -79,12 +84,21 @@ export class ShellWalk {
       case 'variable_assignment': {
         const name = node.children.find((c) => c.type === 'variable_name')?.text ?? '';
         const valueNode = node.children.find((c, i) => i > 1 && c.named);
-        const item = decideAssignment(name, valueNode ? wordOf(valueNode).value : '');
+        const item = decideAssignment(name, valueNode ? wordOf(valueNode).value : '', ctx.env ? 'env' : 'standalone');
         if (item) this.items.push(item);
-        return this.children(node, ctx);
+        return this.children(node, { ...ctx, env: false });
+      }
+      case 'declaration_command': {
+        const exported = node.children.some((c) => c.type === 'export' || /^-[a-zA-Z]*x/.test(c.text));
+        return this.children(node, { ...ctx, env: exported });
       }
       case 'pipeline':
         return this.pipeline(node, ctx);
+      case 'command_substitution': {
+        // Escaped backquotes nest: bash re-reads the body, so judge it as bash would read it.
+        const body = backquoteBody(node);
+        return body === undefined ? this.children(node, ctx) : this.script(body, ctx.depth + 1, ctx.bashLike);
+      }
       case 'comment':
         return;
       default:
@@ -93,7 +107,8 @@ export class ShellWalk {
   }
 
   private children(node: SNode, ctx: Ctx): void {
-    for (const c of node.children) this.walk(c, ctx);
+    const inner = ctx.env ? { ...ctx, env: false } : ctx;
+    for (const c of node.children) this.walk(c, c.type === 'variable_assignment' ? ctx : inner);
   }
 
   /** Later stages of `curl ... | sh` are told what feeds them, for the reason text. */
@@ -112,9 +127,12 @@ export class ShellWalk {
     const op = node.children.find((c) => !c.named)?.type ?? '';
     const dest = node.children.find((c) => c.named && c.type !== 'file_descriptor');
     if (!dest) return;
+    const target = wordOf(dest);
+    if (/^\/dev\/(tcp|udp)\//.test(target.value ?? '')) {
+      return void this.items.push({ ...hidden(`${op} ${dest.text}`, 'opens a network connection through bash'), opaque: false });
+    }
     const dup = op === '>&' && /^(\d+|-)$/.test(dest.text);
     if (!WRITE_OPS.has(op) && (op !== '>&' || dup)) return;
-    const target = wordOf(dest);
     if (target.value !== undefined && SAFE_SINKS.test(target.value)) return;
     this.items.push(decideWrite(this.rules, target, op));
   }
@@ -134,7 +152,7 @@ export class ShellWalk {
     }
     for (const r of siblingRedirs) words.push(...redirectArgs(r).map(wordOf));
     if (words.length > 0) this.simple(words, { ...stdinOf([...redirs, ...siblingRedirs]), ...(ctx.download ? { download: ctx.download } : {}) }, ctx);
-    this.children(node, ctx);
+    for (const c of node.children) this.walk(c, { ...ctx, env: c.type === 'variable_assignment' });
   }
 
   private simple(words: Word[], stdin: Stdin, ctx: Ctx): void {
@@ -145,7 +163,7 @@ export class ShellWalk {
     }
     const u = unwrap(words);
     for (const a of u.assigns) {
-      const item = decideAssignment(a.name, a.value);
+      const item = decideAssignment(a.name, a.value, 'env');
       if (item) this.items.push(item);
     }
     for (const w of u.writes) this.items.push(decideWrite(this.rules, w, '-o'));
@@ -154,6 +172,13 @@ export class ShellWalk {
       return void this.items.push(hidden(label(words), u.problem));
     }
     const inner = u.inner;
+    if (inner[0] !== undefined && inner[0].value === undefined) {
+      this.commands.push(inner.map((w) => w.value ?? w.text));
+      return void this.items.push(hidden(label(words), `runs a command whose name is only known at run time (${inner[0].text})`));
+    }
+    if (inner.length > 0 && argsHoldCode(baseName(inner[0]?.value ?? ''), inner.slice(1))) {
+      this.items.push(hidden(label(inner), 'passes shell code in a string to a builtin that evaluates it'));
+    }
     const code = inner.length > 0 ? nestedCode(inner, stdin) : undefined;
     let j: Judgement = inner.length === 0
       ? { readOnly: true, risk: 'low', phrase: u.query ? 'only looks up a command' : 'only prints information' }

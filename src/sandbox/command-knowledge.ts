@@ -28,16 +28,33 @@ const ANY_ARGS = set(`cat head tail wc ls pwd echo printf true false : which who
   popd dirs jobs expr column fold fmt comm join od hexdump strings md5sum sha1sum sha224sum sha256sum sha384sum
   sha512sum b2sum cksum sum uptime arch nproc getconf tty sleep wait grep egrep fgrep diff cmp jq whereis shift
   exit return break continue read getopts let unset`);
-const VERSION_TOOLS = set(`node nodejs npm npx pnpm yarn bun deno python python3 pip pip3 git tsc go cargo rustc
-  java javac ruby perl php gcc g++ clang make cmake docker kubectl bash zsh sh`);
+/**
+ * Exact version queries per tool. Left out on purpose: yarn and pnpm (a repository can point
+ * them at its own script), go and cargo/rustc (a repository can pick the toolchain), and
+ * `python -v` (verbose mode, reads a program from stdin).
+ */
+const VERSION_FLAGS: Record<string, string[]> = {
+  node: ['--version', '-v'], nodejs: ['--version', '-v'], npm: ['--version', '-v'], npx: ['--version', '-v'],
+  bun: ['--version', '-v'], deno: ['--version', '-V'], python: ['--version', '-V'], python3: ['--version', '-V'],
+  pip: ['--version', '-V'], pip3: ['--version', '-V'], git: ['--version'], tsc: ['--version', '-v'],
+  java: ['--version', '-version'], javac: ['--version', '-version'], ruby: ['--version'], perl: ['--version'],
+  php: ['--version'], gcc: ['--version'], 'g++': ['--version'], clang: ['--version'], make: ['--version', '-v'],
+  cmake: ['--version'], docker: ['--version', '-v'], bash: ['--version'], zsh: ['--version'], sh: ['--version'],
+};
+
+/** `node --version` and the like: prints a version and runs nothing else. */
+export function isVersionQuery(base: string, args: readonly Word[]): boolean {
+  const only = args.length === 1 ? args[0]?.value : undefined;
+  return only !== undefined && (VERSION_FLAGS[base]?.includes(only) ?? false);
+}
 const HIGH = set(`dd mkswap fdisk sfdisk gdisk parted wipefs shred mount umount losetup cryptsetup shutdown reboot
   halt poweroff systemctl service launchctl crontab at insmod rmmod modprobe sysctl iptables ip6tables nft ufw
   chattr useradd userdel usermod passwd chpasswd visudo chroot nsenter docker podman kubectl su`);
 const NETWORK = set('curl wget nc ncat netcat socat telnet ssh scp sftp rsync ftp lftp aria2c http https xh');
 const PUBLISH = set('npm:publish pnpm:publish yarn:publish bun:publish cargo:publish gem:push twine:upload docker:push podman:push');
 const RUNS_ARGS = set('ssh docker podman kubectl chroot nsenter');
-const PKG_LISTING = set(`npm:ls npm:list npm:ll npm:la npm:view npm:info npm:show npm:v npm:root npm:prefix npm:outdated
-  npm:help npm:explain npm:why npm:search pnpm:ls pnpm:list pnpm:why pnpm:outdated pnpm:root yarn:list yarn:info yarn:why`);
+/** npm only: yarn and pnpm may run a version or script the repository chooses. */
+const PKG_LISTING = set('ls list ll la view info show v root prefix outdated explain why search');
 const TRUSTED_DIR = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
 
 type Check = (args: string[]) => Judgement | undefined;
@@ -64,16 +81,10 @@ const CHECKED: Record<string, Check> = {
   set: (a) => writesIf(!a.every((x) => /^[-+][euxvnfCBhHPT]*o?$/.test(x) || /^(pipefail|errexit|nounset|xtrace|noclobber|noglob|verbose)$/.test(x) || x === '--'), 'changes shell options'),
   shopt: (a) => writesIf(a.some((x) => /^-[a-z]*[su]/.test(x)), 'changes shell options'),
   hash: (a) => writesIf(a.some((x) => /^-[a-z]*p/.test(x)), 'changes where commands are found'),
-  npm: (a) => pkgListing('npm', a), pnpm: (a) => pkgListing('pnpm', a), yarn: (a) => pkgListing('yarn', a),
+  npm: (a) => (PKG_LISTING.has(a[pkgSubcommand(a)] ?? '') ? undefined : riskOf('npm', a)),
 };
 function problem(why: string | undefined): Judgement | undefined {
   return why === undefined ? undefined : ask('medium', why);
-}
-
-function pkgListing(tool: string, args: string[]): Judgement | undefined {
-  const sub = args[pkgSubcommand(args)];
-  if (sub !== undefined && PKG_LISTING.has(`${tool}:${sub}`)) return undefined;
-  return riskOf(tool, args);
 }
 
 /**
@@ -96,9 +107,7 @@ export function isSystemName(name: string): boolean {
 function judgeKnown(base: string, words: readonly Word[], extraArgs: boolean): Judgement {
   const values = words.map((w) => (w.glob ? undefined : w.value));
   if (ANY_ARGS.has(base)) return READ();
-  if (values.length === 1 && /^(--version|-v|-V|version)$/.test(values[0] ?? '') && VERSION_TOOLS.has(base)) {
-    return READ('only prints a version');
-  }
+  if (isVersionQuery(base, words)) return READ('only prints a version');
   if (base === 'git') return judgeGit(['git', ...values, ...(extraArgs ? [undefined] : [])]);
   const check = CHECKED[base];
   const known = values.every((v) => v !== undefined) && !extraArgs;

@@ -42,7 +42,6 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   command: { query: ['-v', '-V'] },
   builtin: {},
   exec: { short: 'a' },
-  coproc: {},
   noglob: {},
   nocorrect: {},
   stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'] },

@@ -10,7 +10,7 @@ const ask = (risk: 'medium' | 'high', phrase: string): Judgement => ({ readOnly:
 const READ_SUBS = new Set([
   'status', 'log', 'show', 'diff', 'blame', 'annotate', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file',
   'rev-list', 'show-ref', 'merge-base', 'describe', 'name-rev', 'for-each-ref', 'count-objects',
-  'check-ignore', 'check-attr', 'shortlog', 'whatchanged', 'grep', 'version', 'help', 'var',
+  'check-ignore', 'check-attr', 'shortlog', 'whatchanged', 'grep', 'version', 'var',
 ]);
 /** Options that write a file or run a program from configuration. */
 const BAD_OPTS = ['--output', '--ext-diff', '--open-files-in-pager', '-O', '--exec', '--upload-pack', '--receive-pack'];

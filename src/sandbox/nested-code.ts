@@ -2,6 +2,7 @@
 // `su -c`, `find -exec`, and language interpreters. Shell code we can see is handed back for
 // parsing; code we cannot see (stdin, run-time strings) is reported so it is never auto-allowed.
 import { baseName } from './command-unwrap.js';
+import { isVersionQuery } from './command-knowledge.js';
 import type { Judgement } from './command-knowledge.js';
 import type { Word } from './shell-parse.js';
 
@@ -31,7 +32,6 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'ash', 'ksh', 'mksh', 'yash', 'zsh
 const BASH_LIKE = new Set(['sh', 'bash', 'dash', 'ash', 'ksh', 'mksh', 'yash']);
 const INTERPRETER = /^(python[0-9.]*|node|nodejs|perl|ruby|php|lua(jit)?|Rscript|tclsh|pwsh|powershell|osascript)$/;
 const INLINE_OPTS = new Set(['-c', '-e', '-E', '--eval', '-p', '--print', '-r', '-Command', '-command', '-m']);
-const VERSION = /^(--version|-v|-V|version)$/;
 
 const empty = (): { scripts: NestedCode['scripts']; argvs: Word[][] } => ({ scripts: [], argvs: [] });
 
@@ -40,6 +40,7 @@ export function nestedCode(argv: readonly Word[], stdin: Stdin): NestedCode | un
   if (name === undefined) return undefined;
   const base = baseName(name);
   const args = argv.slice(1);
+  if (isVersionQuery(base, args)) return undefined;
   if (SHELLS.has(base)) return shellCode(base, args, stdin);
   if (INTERPRETER.test(base)) return interpreterCode(base, args, stdin);
   if (base === 'eval') {
@@ -48,13 +49,19 @@ export function nestedCode(argv: readonly Word[], stdin: Stdin): NestedCode | un
     if (src === undefined) return { ...empty(), outer, hidden: 'evaluates shell code only known at run time' };
     return { ...empty(), scripts: [{ source: src, bashLike: true }], outer };
   }
+  if (base === 'coproc') {
+    // tree-sitter-bash misreads `coproc NAME { ...; }`; judge the words, but never auto-allow.
+    return { ...empty(), argvs: args.length > 0 ? [args] : [], hidden: 'runs a coprocess, which the parser does not fully understand' };
+  }
   if (base === 'trap') return trapCode(args);
   if (base === 'alias') return aliasCode(args);
   if (base === 'watch') return watchCode(args);
   if (base === 'su') return suCode(args);
   if (base === 'find') return findExec(argv);
-  if ((base === 'source' || base === '.') && args[0]?.value === undefined) {
-    return { ...empty(), hidden: 'runs a file whose name is only known at run time' };
+  if (base === 'source' || base === '.') {
+    const file = args[0]?.value;
+    if (file === undefined) return { ...empty(), hidden: 'runs a file whose name is only known at run time' };
+    if (/^(-|\/dev\/(stdin|fd\/\d+)|\/proc\/self\/fd\/\d+)$/.test(file)) return { ...empty(), hidden: 'runs code read from standard input' };
   }
   return undefined;
 }
@@ -100,7 +107,6 @@ function fromStdin(base: string, stdin: Stdin, bashLike: boolean): NestedCode {
 }
 
 function interpreterCode(base: string, args: readonly Word[], stdin: Stdin): NestedCode | undefined {
-  if (args.length === 1 && VERSION.test(args[0]?.value ?? '')) return undefined;
   for (const w of args) {
     const v = w.value;
     if (v === undefined) return { ...empty(), hidden: `runs ${base} code only known at run time` };

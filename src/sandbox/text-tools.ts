@@ -58,7 +58,7 @@ export function awkProblem(args: readonly string[]): string | undefined {
     }
   }
   if (program === undefined) return 'runs an awk program read from a file';
-  if (/\b(system|getline|close|fflush)\b|[|>]/.test(program)) {
+  if (/\b(system|getline|close|fflush)\b|[|>@]/.test(program)) {
     return 'runs an awk program that may write files or run commands';
   }
   return undefined;

@@ -17,7 +17,7 @@ export const TOOLS: ToolSpec[] = [
 ];
 
 export function request(messages: Message[], signal = new AbortController().signal): ModelRequest {
-  return { system: 'You are ferret.', messages, tools: TOOLS, signal };
+  return { system: 'You are ferret.', messages, tools: TOOLS, signal, callIndex: 0 };
 }
 
 /** Drains a stream; an error is returned alongside the parts seen before it. */

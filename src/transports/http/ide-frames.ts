@@ -72,6 +72,7 @@ export class IdeTranslator {
       case 'cost_update':
       case 'notice':
       case 'message':
+      case 'history_compacted':
         return [];
     }
   }

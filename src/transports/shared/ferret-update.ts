@@ -70,6 +70,7 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
     case 'mode_changed':
     case 'model_changed':
     case 'message':
+    case 'history_compacted':
       return undefined;
   }
 }

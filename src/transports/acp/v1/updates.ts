@@ -100,6 +100,7 @@ export class UpdateMapper {
         return [{ ext: '_ferret/turn_end', params: { sessionId: e.sessionId, turnId: e.data.turnId, stopReason: e.data.stopReason } }];
       case 'session_created':
       case 'message':
+      case 'history_compacted':
         return [];
     }
   }

@@ -1,0 +1,95 @@
+// Tools: `bash true` through ferret's whole tool path (validate → classify → decide under
+// full-auto → bubblewrap / unconfined spawn → tool_call_end in the event log → client), one
+// scripted response asking for K calls in a row. Per-call ms = median gap between consecutive
+// `tool_call_end` notifications at the ACP client.
+// Floors, same run: execa('bash', ['-c', 'true']) and child_process.spawn, sequentially; and the
+// raw confined spawn (the exact bwrap argv ferret builds, from dist/sandbox/confine.js) via execa,
+// which gives the confined − unconfined overhead of `true` by itself.
+import { spawn } from 'node:child_process';
+import { execa } from 'execa';
+import { Ferret, median, now, removeDir, tempDir, withTimeout, writeScript } from './lib.mjs';
+
+const { confineCommand } = await import('../../dist/sandbox/confine.js');
+
+async function ferretCalls(sandbox, k) {
+  const home = tempDir('tools-home');
+  const ws = tempDir('tools-ws');
+  const f = new Ferret(['--cwd', ws, '--approval', 'full-auto', '--sandbox', sandbox], { home, env: { FERRET_LOG_LEVEL: 'warn' } });
+  try {
+    await f.call('initialize', {});
+    const calls = Array.from({ length: k }, (_, i) => ({ id: `c${i}`, name: 'bash', arguments: { command: 'true' } }));
+    const model = 'scripted:' + writeScript(ws, 'tools.json', { responses: [{ chunks: ['ok'], toolCalls: calls }, { chunks: ['done'] }] });
+    const { sessionId } = await f.call('session/new', { cwd: ws, model });
+    const ends = [];
+    let bad = 0;
+    f.onUpdate = (p) => {
+      if (p.kind === 'tool_call_end') {
+        ends.push(now());
+        if (p.result.status !== 'completed' || p.result.exitCode !== 0) bad++;
+      }
+      if (p.kind === 'permission_request') bad++;
+    };
+    const r = await withTimeout(f.call('session/message', { sessionId, text: 'go' }), 120_000, 'tool turn');
+    if (r.stopReason !== 'end_turn' || ends.length !== k || bad) throw new Error(`tool turn: ${r.stopReason}, ${ends.length}/${k} ends, ${bad} bad`);
+    const gaps = [];
+    for (let i = 1; i < ends.length; i++) gaps.push(ends[i] - ends[i - 1]);
+    return median(gaps);
+  } finally {
+    await f.kill();
+    removeDir(home);
+    removeDir(ws);
+  }
+}
+
+async function rawLoop(k, once) {
+  const xs = [];
+  await once(); // warm-up, not counted
+  for (let i = 0; i < k; i++) {
+    const t0 = now();
+    await once();
+    xs.push(now() - t0);
+  }
+  return median(xs);
+}
+
+const spawnTrue = (file, args, env) =>
+  new Promise((res, rej) => {
+    const c = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    c.on('error', rej);
+    c.on('exit', (code) => (code === 0 ? res() : rej(new Error(`exit ${code}`))));
+  });
+
+export async function run({ quick = false } = {}) {
+  const k = quick ? 20 : 60;
+  const reps = quick ? 1 : 3;
+  const ws = tempDir('tools-raw');
+  try {
+    const conf = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
+    const unconf = confineCommand({ mode: 'danger-full-access', workspace: ws, command: 'true', env: process.env });
+    const r = { execa: [], cp: [], rawConf: [], rawUnconf: [], ww: [], dfa: [] };
+    for (let i = 0; i < reps; i++) {
+      r.execa.push(await rawLoop(k, () => execa('bash', ['-c', 'true'])));
+      r.cp.push(await rawLoop(k, () => spawnTrue('bash', ['-c', 'true'], process.env)));
+      r.rawUnconf.push(await rawLoop(k, () => execa(unconf.file, unconf.args, { env: unconf.env, extendEnv: false, cwd: ws })));
+      r.rawConf.push(await rawLoop(k, () => execa(conf.file, conf.args, { env: conf.env, extendEnv: false, cwd: ws })));
+      r.ww.push(await ferretCalls('workspace-write', k));
+      r.dfa.push(await ferretCalls('danger-full-access', k));
+    }
+    const m = Object.fromEntries(Object.entries(r).map(([key, v]) => [key, median(v)]));
+    return [
+      { bench: 'tools', metric: 'floor: execa bash -c true', value: m.execa, unit: 'ms/call', runs: reps },
+      { bench: 'tools', metric: 'floor: child_process.spawn bash -c true', value: m.cp, unit: 'ms/call', runs: reps },
+      { bench: 'tools', metric: 'raw bwrap (ferret workspace-write argv) bash -c true, via execa', value: m.rawConf, unit: 'ms/call', floor: m.rawUnconf, ratio: m.rawConf / m.rawUnconf, runs: reps },
+      { bench: 'tools', metric: `confined − unconfined \`true\` overhead (raw, no ferret)`, value: m.rawConf - m.rawUnconf, unit: 'ms/call', runs: reps },
+      { bench: 'tools', metric: 'ferret `bash true` call, workspace-write (bwrap), full-auto', value: m.ww, unit: 'ms/call', floor: m.execa, ratio: m.ww / m.execa, runs: reps },
+      { bench: 'tools', metric: 'ferret `bash true` call, danger-full-access, full-auto', value: m.dfa, unit: 'ms/call', floor: m.execa, ratio: m.dfa / m.execa, runs: reps },
+      { bench: 'tools', metric: 'ferret confined − unconfined overhead per call', value: m.ww - m.dfa, unit: 'ms/call', runs: reps },
+    ];
+  } finally {
+    removeDir(ws);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.table(await run({ quick: process.argv.includes('--quick') }));
+}

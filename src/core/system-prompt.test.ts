@@ -1,0 +1,32 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentsDirs, systemPrompt } from './system-prompt.js';
+
+describe('system prompt', () => {
+  const ws = mkdtempSync(join(tmpdir(), 'ferret-sp-'));
+  afterEach(() => rmSync(join(ws, 'pkg'), { recursive: true, force: true }));
+
+  it('lists the folders on the way to each touched file, root first, once each', () => {
+    expect(agentsDirs('/w', ['/w/a/b/x.ts', '/w/a/y.ts', '/outside/z.ts', '/w/top.ts'])).toEqual(['/w', '/w/a', '/w/a/b']);
+  });
+
+  it('includes the root AGENTS.md and nested ones on the way to a touched file, nearer last', () => {
+    writeFileSync(join(ws, 'AGENTS.md'), 'ROOT RULE');
+    mkdirSync(join(ws, 'pkg', 'deep'), { recursive: true });
+    writeFileSync(join(ws, 'pkg', 'AGENTS.md'), 'PKG RULE');
+    writeFileSync(join(ws, 'pkg', 'deep', 'AGENTS.md'), 'UNTOUCHED RULE');
+    const untouched = systemPrompt('code', ws, []);
+    expect(untouched).toContain('ROOT RULE');
+    expect(untouched).not.toContain('PKG RULE');
+    const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'file.ts')]);
+    expect(p.indexOf('ROOT RULE')).toBeLessThan(p.indexOf('PKG RULE'));
+    expect(p).not.toContain('UNTOUCHED RULE');
+  });
+
+  it('gives the plan agent its own instructions', () => {
+    expect(systemPrompt('plan', ws, [])).toMatch(/plan mode/);
+    expect(systemPrompt('code', ws, [])).not.toMatch(/plan mode/);
+  });
+});

@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
@@ -10,7 +11,6 @@ export default tseslint.config(
       parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      'no-console': 'error',
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -24,6 +24,11 @@ export default tseslint.config(
     },
   },
   {
+    // stdout is the ACP channel: the server itself never prints (scripts and tests may).
+    files: ['src/**'],
+    rules: { 'no-console': 'error' },
+  },
+  {
     files: ['src/transports/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [
@@ -32,7 +37,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs', 'scripts/**'],
+    files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
 );

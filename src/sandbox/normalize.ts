@@ -24,7 +24,7 @@ export async function normalizeBash(command: string): Promise<string> {
   // Here-documents are kept verbatim: their body is positional text, not words.
   if (!parsed.ok || hasHeredoc(parsed.root)) return raw;
   const out: string[] = [];
-  emit(parsed.root, raw, out, false);
+  emit(parsed.root, parsed.source, out, false);
   return join(out);
 }
 

@@ -15,7 +15,8 @@ export interface SNode {
   readonly children: readonly SNode[];
 }
 
-export type ParseResult = { ok: true; root: SNode } | { ok: false; reason: string };
+/** `source` is the text the tree is for: the input with bash's line continuations applied. */
+export type ParseResult = { ok: true; root: SNode; source: string } | { ok: false; reason: string };
 export type ParseFn = (source: string) => ParseResult;
 
 const ODD_SPACES = new Set([0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]);
@@ -48,17 +49,50 @@ async function init(): Promise<ParseFn> {
   const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
   const parser = new Parser();
   parser.setLanguage(language);
-  return (source) => {
+  const once = (source: string): ParseResult => {
     const tree = parser.parse(source);
     if (!tree) return { ok: false, reason: 'the shell parser returned nothing' };
     try {
       const root = tree.rootNode;
       if (root.hasError) return { ok: false, reason: describeError(root) };
-      return { ok: true, root: copy(root, source) };
+      return { ok: true, root: copy(root, source), source };
     } finally {
       tree.delete();
     }
   };
+  return (source) => {
+    let result = once(source);
+    // tree-sitter reads `gi\<newline>t` as two words; bash removes the continuation first.
+    for (let i = 0; i < 3 && result.ok; i++) {
+      const joined = removeContinuations(result.source, result.root);
+      if (joined === result.source) break;
+      result = once(joined);
+    }
+    return result;
+  };
+}
+
+/** Drop backslash-newlines that lie between tokens (not inside quotes, comments or here-docs). */
+function removeContinuations(source: string, root: SNode): string {
+  const cuts: number[] = [];
+  let pos = 0;
+  const visit = (n: SNode): void => {
+    if (n.children.length === 0) {
+      for (let i = source.indexOf('\\\n', pos); i >= 0 && i < n.start; i = source.indexOf('\\\n', i + 2)) cuts.push(i);
+      pos = Math.max(pos, n.end);
+    }
+    n.children.forEach(visit);
+  };
+  visit(root);
+  for (let i = source.indexOf('\\\n', pos); i >= 0; i = source.indexOf('\\\n', i + 2)) cuts.push(i);
+  if (cuts.length === 0) return source;
+  let out = '';
+  let from = 0;
+  for (const c of cuts) {
+    out += source.slice(from, c);
+    from = c + 2;
+  }
+  return out + source.slice(from);
 }
 
 function copy(node: TsNode, source: string): SNode {

@@ -54,7 +54,7 @@ function combine(items: readonly Item[], commands: string[][]): BashVerdict {
   for (const item of items) {
     if (!worst || worse(item, worst)) worst = item;
   }
-  if (!worst) return { action: 'allow', risk: 'low', reason: 'The command only sets shell variables and runs no program.', readOnly: true, commands };
+  if (!worst) return { action: 'allow', risk: 'low', reason: 'The command runs no program.', readOnly: true, commands };
   const risk = items.reduce<Risk>((r, i) => (RISK_RANK[i.risk] > RISK_RANK[r] ? i.risk : r), 'low');
   const base = { action: worst.action, risk, readOnly, commands, ...opaque };
   if (worst.action !== 'allow' || items.length === 1) {

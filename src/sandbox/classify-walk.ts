@@ -181,7 +181,7 @@ export class ShellWalk {
     }
     const code = inner.length > 0 ? nestedCode(inner, stdin) : undefined;
     let j: Judgement = inner.length === 0
-      ? { readOnly: true, risk: 'low', phrase: u.query ? 'only looks up a command' : 'only prints information' }
+      ? { readOnly: true, risk: 'low', phrase: u.query ? 'only looks up a command' : 'runs no other program' }
       : code?.outer ?? judgeArgv(code?.outerArgv ?? inner, u.extraArgs);
     if (code?.outer && j.readOnly && !isSystemName(inner[0]?.value ?? '')) {
       j = { readOnly: false, risk: 'medium', phrase: `runs ${inner[0]?.value ?? ''}, not a system program` };

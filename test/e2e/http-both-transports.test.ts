@@ -66,3 +66,41 @@ describe('stdio ACP and HTTP on one process, one session', () => {
     sse.kill();
   });
 });
+
+describe('a permission request reaches both transports; the first answer wins', () => {
+  let env: ReturnType<typeof tempEnv>;
+  let proc: AcpProcess | undefined;
+  let url: string;
+  beforeEach(async () => {
+    env = tempEnv();
+    const model = writeScript(env.home, 'model.json', {
+      responses: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'p.txt', content: 'p\n' } }] }, { chunks: ['Done.'] }],
+    });
+    ({ proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'suggest'], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: TOKEN }));
+  });
+  afterEach(async () => {
+    if (proc) await stopHttp(proc);
+    proc = undefined;
+    env.cleanup();
+  });
+
+  it('answered over HTTP, the stdio client sees it settled and its own late answer is refused', async () => {
+    const acp = proc!;
+    const s = await acp.call('session/new', {});
+    const id = s['sessionId'] as string;
+    const sse = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
+    await sse.opened;
+    const reply = acp.call('session/message', { sessionId: id, text: 'write p' });
+    const req = (await acp.waitFor((m) => m['params']?.kind === 'permission_request'))['params'] as { id: string };
+    // The same request is on the SSE stream.
+    await sse.waitFor((frames) => frames.some((f) => f.event === 'loop_event' && f.data['kind'] === 'permission_request' && f.data['id'] === req.id));
+    const http = await api(url, 'POST', `/session/${id}/permission`, { id: req.id, decision: 'allow' }, TOKEN);
+    expect(http.status).toBe(200);
+    expect((await reply)['stopReason']).toBe('end_turn');
+    const late = await acp.request('permission/respond', { sessionId: id, id: req.id, decision: 'deny' });
+    expect(late['error'].message).toMatch(/already decided/);
+    const again = await api(url, 'POST', `/session/${id}/permission`, { id: req.id, decision: 'deny' }, TOKEN);
+    expect(again.status).toBe(409);
+    sse.kill();
+  });
+});

@@ -3,15 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 
-export type ProviderType = 'openai' | 'anthropic' | 'ollama' | 'openai-compatible';
-
-/** Where each built-in type talks to unless config says otherwise. */
-export const DEFAULT_BASE_URL: Record<ProviderType, string | undefined> = {
-  openai: 'https://api.openai.com/v1',
-  anthropic: 'https://api.anthropic.com/v1',
-  ollama: 'http://127.0.0.1:11434/v1',
-  'openai-compatible': undefined,
-};
+import type { ProviderType } from './provider-types.js';
 
 export interface ClientSettings {
   /** the provider's name in the model id, e.g. "local" */

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LanguageModel } from 'ai';
 import type { Pricing } from '../core/types.js';
-import { streamOnce } from './attempt.js';
-import { classifyFailure, type FailureContext } from './failures.js';
+import type { FailureContext } from './failures.js';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 
 /** Bounded retries: only before any output, at most `maxAttempts`, at most `maxTotalWaitMs` asleep. */
@@ -18,7 +17,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 export interface SdkProviderOptions extends FailureContext {
   /** Built lazily so a missing key fails the turn with advice, not the server start. */
-  model: () => LanguageModel;
+  model: () => Promise<LanguageModel>;
   cache: boolean;
   pricing?: Pricing | undefined;
   contextWindow?: number | undefined;
@@ -53,7 +52,9 @@ export class SdkProvider implements ModelProvider {
       yield { type: 'notice', level: 'info', text: this.pendingNotice };
       this.pendingNotice = undefined;
     }
-    const model = this.opts.model();
+    const model = await this.opts.model();
+    // Loaded here, not at import: the AI SDK costs ~200 ms of start-up that scripted sessions never need.
+    const [{ streamOnce }, { classifyFailure }] = await Promise.all([import('./attempt.js'), import('./failures.js')]);
     const idleTimeoutMs = this.opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     let waited = 0;
     for (let attempt = 1; ; attempt++) {

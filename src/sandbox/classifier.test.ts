@@ -114,6 +114,8 @@ const HIDDEN: Row[] = [
   ["let 'a[$(id)]=1'", 'ask', 'high', { opaque: true }],
   ["[[ 'a[$(id)]' -eq 1 ]]", 'ask', 'high', { opaque: true }],
   ['echo $((git push) )', 'ask', 'high', { opaque: true }],
+  ["script -c 'git push' /dev/null", 'ask', 'high', { opaque: true, rule: PUSH }],
+  ["ssh host 'cd x && git push'", 'ask', 'high', { opaque: true, rule: PUSH }],
 ];
 
 const RM: Row[] = [
@@ -215,6 +217,13 @@ describe('classifyBash', () => {
     expect((await classifyBash('echo x > out/a.txt', rs)).action).toBe('allow');
     expect((await classifyBash('echo x > secrets/k', rs)).action).toBe('deny');
     expect((await classifyBash('echo x > ../out/a.txt', rs)).action).toBe('ask');
+  });
+
+  it('lets a bare `bash` allow rule cover redirections, but never hidden code', async () => {
+    const rs = buildRuleSet({ allow: ['bash'] });
+    expect(await classifyBash('make && echo x > out.txt', rs)).toMatchObject({ action: 'allow', rule: 'bash', readOnly: false });
+    expect(await classifyBash('git push', rs)).toMatchObject({ action: 'ask', rule: PUSH });
+    expect(await classifyBash('x=git; $x push', rs)).toMatchObject({ action: 'ask', opaque: true });
   });
 
   it('is fast once warm', async () => {

@@ -97,6 +97,23 @@ function broadForms<T extends Arg>(levels: readonly (readonly T[])[], argsMayRun
   return forms;
 }
 
+/**
+ * For programs that run their arguments: words inside one argument (`ssh host 'git push'`,
+ * `script -c 'rm -rf /'`), split at blanks and shell operators. A guess, so it can only
+ * make a command ask, never be refused outright.
+ */
+function stringForms(inner: readonly Arg[]): Arg[][] {
+  const forms: Arg[][] = [];
+  for (const value of inner.slice(1)) {
+    if (value === undefined || !/[\s;&|()`$]/.test(value)) continue;
+    const tokens = value.split(/[\s;&|()`$]+/).filter(Boolean);
+    tokens.forEach((t, i) => {
+      if (!t.startsWith('-')) forms.push(...ruleForms(tokens.slice(i)));
+    });
+  }
+  return forms;
+}
+
 export function decideCommand(rules: RuleSet, f: CommandFacts): Item {
   const strs = f.levels.map((l) => l.map((w) => w.value ?? w.text));
   const loose = f.levels.map((l) => l.map((w) => (w.glob ? undefined : w.value)));
@@ -106,13 +123,14 @@ export function decideCommand(rules: RuleSet, f: CommandFacts): Item {
   const what = label(f.levels[0] ?? []);
   const strict = broadForms(strs, j.argsMayRun === true) as string[][];
   const unsure = broadForms(loose, j.argsMayRun === true);
+  if (j.argsMayRun) unsure.push(...stringForms(loose[loose.length - 1] ?? []));
   const base = { readOnly: j.readOnly, label: what };
   const deny = firstHit(rules.deny, strict);
   if (deny) return { ...base, action: 'deny', risk: 'high', rule: deny.text, reason: `Rule ${deny.text} refuses \`${what}\`.` };
   const ask = firstHit(rules.ask, strict) ?? firstLoose(rules.ask, unsure, f.extraArgs);
   const mayDeny = firstLoose(rules.deny, unsure, f.extraArgs);
   if (mayDeny) {
-    const reason = `\`${what}\` may be refused by rule ${mayDeny.text}: part of it is only known at run time.`;
+    const reason = `\`${what}\` may run a command that rule ${mayDeny.text} refuses, which cannot be checked before it runs.`;
     return { ...base, action: 'ask', risk: 'high', rule: mayDeny.text, reason, readOnly: false, opaque: true };
   }
   if (ask) {
@@ -152,6 +170,9 @@ export function decideWrite(rules: RuleSet, target: Word, op: string): Item {
   const base = { readOnly: false, label: what, ...(hit ? { rule: hit.rule.text } : {}) };
   if (hit?.list === 'deny') return { ...base, action: 'deny', risk: 'high', reason: `Rule ${hit.rule.text} refuses writing ${v}.` };
   if (hit?.list === 'allow') return { ...base, action: 'allow', risk: 'low', reason: `Rule ${hit.rule.text} allows writing ${v}.` };
+  // A bare `bash` allow rule trusts every command, redirections included.
+  const anyBash = rules.allow.find((r) => r.tool === 'bash' && r.kind === 'any');
+  if (anyBash) return { ...base, rule: anyBash.text, action: 'allow', risk: 'low', reason: `Rule ${anyBash.text} allows writing ${v}.` };
   const risk = outside || SENSITIVE.test(norm) ? 'high' : 'medium';
   const where = outside ? ', outside the workspace' : '';
   return { ...base, action: 'ask', risk, reason: `Writes ${v} by redirection${where}.` };

@@ -5,19 +5,19 @@ import path from 'node:path';
 import { minimatch } from 'minimatch';
 
 export interface Rule {
-  readonly text: string;
+  text: string;
   /** Lower-cased tool name (`Bash(...)` and `bash(...)` are the same rule). */
-  readonly tool: string;
-  readonly pattern?: string;
-  readonly kind: 'any' | 'exact' | 'prefix' | 'glob';
+  tool: string;
+  pattern?: string;
+  kind: 'any' | 'exact' | 'prefix' | 'glob';
   /** For bash rules: the pattern split into shell words (quotes removed, `:*` dropped). */
   readonly words?: readonly string[];
 }
 
 export interface RuleSet {
-  readonly allow: Rule[];
-  readonly ask: Rule[];
-  readonly deny: Rule[];
+  allow: Rule[];
+  ask: Rule[];
+  deny: Rule[];
 }
 
 export interface RuleSubject {

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SessionEventSchema, type SessionEvent } from '../core/events.js';
 
@@ -57,11 +57,18 @@ export interface ReadResult {
   tornTail: boolean;
   /** Lines in the middle that did not parse or validate; left out. */
   badLines: number;
+  /** Bytes up to the end of the last whole line: where a torn tail must be cut before appending. */
+  wholeBytes: number;
 }
 
-/** Reads a session log, tolerating a torn last line and skipping lines that do not validate. */
+/**
+ * Reads a session log, tolerating a torn last line and skipping lines that do not validate.
+ * A torn tail is only left out here; the caller cuts it off before appending (truncateTornTail).
+ */
 export function readEventLog(path: string): ReadResult {
-  const text = readFileSync(path, 'utf8');
+  const buf = readFileSync(path);
+  const wholeBytes = buf.lastIndexOf(0x0a) + 1;
+  const text = buf.toString('utf8');
   const lines = text.split('\n');
   const events: SessionEvent[] = [];
   let badLines = 0;
@@ -82,5 +89,10 @@ export function readEventLog(path: string): ReadResult {
     if (ok.success) events.push(ok.data);
     else badLines++;
   }
-  return { events, tornTail, badLines };
+  return { events, tornTail, badLines, wholeBytes };
+}
+
+/** Cuts a torn last line off, so the next append starts on a line of its own. */
+export function truncateTornTail(path: string, wholeBytes: number): void {
+  truncateSync(path, wholeBytes);
 }

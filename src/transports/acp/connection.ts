@@ -12,7 +12,6 @@ import {
   type JsonRpcId,
 } from './jsonrpc.js';
 import type { LineChannel } from './line-channel.js';
-import { createAcpV1Dialect } from './v1/index.js';
 
 export interface AcpServerOptions {
   manager: SessionManager;
@@ -118,7 +117,11 @@ export class AcpConnection {
   private async initialize(params: unknown): Promise<unknown> {
     const version = z.object({ protocolVersion: z.unknown().optional() }).loose().safeParse(params ?? {});
     const v = version.success ? version.data.protocolVersion : undefined;
-    const next: Dialect = typeof v === 'number' && Number.isInteger(v) ? createAcpV1Dialect(this.ctx) : new FerretDialect(this.ctx);
+    // The v1 dialect (ACP SDK, MCP client) loads only for clients that speak it.
+    const next: Dialect =
+      typeof v === 'number' && Number.isInteger(v)
+        ? (await import('./v1/index.js')).createAcpV1Dialect(this.ctx)
+        : new FerretDialect(this.ctx);
     this.dialect.close();
     this.dialect = next;
     return next.initialize(params);

@@ -10,7 +10,7 @@ export type JsonRpcId = string | number | null;
 
 const IdSchema = z.union([z.string(), z.number(), z.null()]);
 
-/** One inbound line, classified. Batches are not part of ACP: each element is answered as invalid. */
+/** One inbound line, classified. Batches are not part of ACP: a JSON array gets one -32600 (id null). */
 export const RequestSchema = z.object({
   jsonrpc: z.literal('2.0'),
   id: IdSchema.optional(),

@@ -1,10 +1,11 @@
+import { createServer } from 'node:http';
 import { fastifySSE } from '@fastify/sse';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requestGuard } from './auth.js';
 import type { HttpContext, ZodApp } from './context.js';
-import { errorBody, httpErrorHandler } from './errors.js';
+import { errorBody, sendError, httpErrorHandler } from './errors.js';
 import { controlRoutes } from './routes-control.js';
 import { sessionRoutes } from './routes-session.js';
 import { Health } from './schemas.js';
@@ -27,6 +28,16 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
     bodyLimit: opts.bodyLimit,
     forceCloseConnections: true,
     return503OnClosing: true,
+    // Node would answer a Host-less HTTP/1.1 request itself with an empty 400; let the Host guard answer it.
+    serverFactory: (handler) => createServer({ requireHostHeader: false }, handler),
+    // Errors Fastify raises before routing (a bad URL encoding) keep the one error shape.
+    frameworkErrors: (err, _req, reply) => void sendError(reply, err),
+    // Bytes that are not HTTP at all never reach Fastify's handlers: answer them in our shape too.
+    clientErrorHandler: (_err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const body = JSON.stringify(errorBody('invalid_params', 'malformed HTTP request'));
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

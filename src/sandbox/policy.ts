@@ -45,7 +45,13 @@ export function decide(input: PolicyInput): PolicyVerdict {
   if (input.persisted === 'always') {
     return { action: 'allow', risk, reason: 'allowed: a person chose "always" for this exact request', by: 'persisted' };
   }
-  if (input.preset === 'full-auto') return { action: 'allow', risk, reason: 'full-auto preset', by: 'preset' };
+  if (input.preset === 'full-auto') {
+    // Never asking must not mean running what cannot be judged: `echo 'git push' | sh` would slip past a deny rule.
+    if (input.bash?.opaque) {
+      return { action: 'deny', risk, reason: `full-auto refuses commands that cannot be judged before they run: ${input.bash.reason}`, by: 'classifier' };
+    }
+    return { action: 'allow', risk, reason: 'full-auto preset', by: 'preset' };
+  }
 
   if (input.tool === 'bash' && input.bash) {
     const b = input.bash;

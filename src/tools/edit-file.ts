@@ -36,7 +36,7 @@ export const editFileTool = defineTool({
     } catch (e) {
       return fail(`cannot write ${a.path}: ${(e as Error).message}`);
     }
-    const diff = unifiedDiff(abs, before, after);
+    const diff = await unifiedDiff(abs, before, after);
     ctx.fileEdit({ path: abs, diff, changeKind: 'modify', oldText: before, newText: after });
     return ok(`Edited ${a.path} (${a.replace_all ? count : 1} replacement${count > 1 && a.replace_all ? 's' : ''})\n${diff}`);
   },

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { glob as find } from 'tinyglobby';
 import { defineTool, ok } from './define.js';
 
 const MAX = 1000;
@@ -16,6 +15,7 @@ export const globTool = defineTool({
     if (a.pattern.startsWith('/') || a.pattern.split('/').includes('..')) {
       return { status: 'failed', output: 'glob: the pattern must stay inside the workspace (no leading / or ..)' };
     }
+    const { glob: find } = await import('tinyglobby');
     const files = await find(a.pattern, { cwd: ctx.cwd, ignore: ['**/node_modules/**', '**/.git/**'], dot: true });
     files.sort();
     const more = files.length > MAX ? `\n… ${files.length - MAX} more` : '';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { glob as find } from 'tinyglobby';
 import { defineTool, fail, ok } from './define.js';
 
 const MAX_MATCHES = 500;
@@ -26,6 +25,7 @@ export const grepTool = defineTool({
       return fail(`grep: bad pattern: ${(e as Error).message}`);
     }
     const root = resolve(ctx.cwd, a.path ?? '.');
+    const { glob: find } = await import('tinyglobby');
     const files = await find('**/*', {
       cwd: root,
       absolute: true,

@@ -25,7 +25,7 @@ export const writeFileTool = defineTool({
     } catch (e) {
       return fail(`cannot write ${a.path}: ${(e as Error).message}`);
     }
-    const diff = unifiedDiff(abs, old ?? '', a.content);
+    const diff = await unifiedDiff(abs, old ?? '', a.content);
     ctx.fileEdit({ path: abs, diff, changeKind: old === null ? 'add' : 'modify', oldText: old, newText: a.content });
     return ok(`${old === null ? 'Created' : 'Wrote'} ${a.path} (${a.content.length} bytes)\n${diff}`);
   },

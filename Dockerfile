@@ -23,14 +23,14 @@
 # Sessions default to the process cwd (/app, read-only for the ferret user): clients pass
 # `"cwd":"/workspace"` (or another mounted directory) in POST /session.
 
-# ---- build: install with dev dependencies, compile TypeScript, drop dev dependencies ----
+# ---- build: install with dev dependencies, type-check and bundle TypeScript, drop dev dependencies ----
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the only install script is tree-sitter-bash's native addon, which ferret does
 # not use (it loads the grammar's .wasm through web-tree-sitter), so no compiler is needed.
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json rolldown.config.mjs ./
 COPY scripts/make-executable.mjs ./scripts/
 COPY src ./src
 RUN npm run build \

@@ -8,7 +8,7 @@
 // stage is named (`FROM image AS name`, names unique), `COPY --from` names an earlier stage,
 // every COPY/ADD source from the build context exists and is not excluded by .dockerignore, and
 // the final CMD's script is produced by the build: copied from a stage where the TypeScript
-// build (tsconfig.build.json rootDir → outDir) compiles it from a source file that exists and
+// build (the rolldown bundle: rolldown.config.mjs input → output dir) makes it from a source file that exists and
 // was copied in. Prints every problem as `FILE:LINE: message` and exits 1; exits 0 with a summary.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve } from 'node:path';
@@ -23,7 +23,6 @@ const INSTRUCTIONS = new Set([
   'VOLUME', 'USER', 'WORKDIR', 'ARG', 'ONBUILD', 'STOPSIGNAL', 'HEALTHCHECK', 'SHELL',
 ]);
 const EXEC_FORM = new Set(['CMD', 'ENTRYPOINT', 'RUN', 'SHELL', 'VOLUME']);
-const TS_SOURCE_EXT = ['.ts', '.mts', '.tsx'];
 
 /** Split Dockerfile text into logical instructions ({line, keyword, args}); syntax problems go to `problems`. */
 export function parseDockerfile(text, problems) {
@@ -249,9 +248,24 @@ function copyTarget(c, src, srcIsFile) {
 /**
  * Where does `absPath` in `stage` come from? Walks the stage's COPYs from the last: from another
  * stage (recurse into it), from the context (the file must exist), or, with `allowBuild`, from
- * the TypeScript build for files under tsconfig's outDir (the matching source under rootDir must
- * be copied in from the context, and a RUN must build). Returns why not, or null when accounted for.
+ * the bundle for its entry files (the entry's source and rolldown.config.mjs must be copied in
+ * from the context, and a RUN must build). Returns why not, or null when accounted for.
  */
+/** The bundle's entries (`input: { name: 'src/…' }`) and output dir (`dir: '…'`), read from rolldown.config.mjs. */
+function bundleEntries(context) {
+  let text;
+  try {
+    text = readFileSync(join(context, 'rolldown.config.mjs'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const input = /input:\s*\{([^}]*)\}/.exec(text)?.[1];
+  const dir = /\bdir:\s*'([^']+)'/.exec(text)?.[1];
+  if (!input || !dir) return undefined;
+  const entries = [...input.matchAll(/([\w-]+):\s*'([^']+)'/g)].map((m) => ({ name: m[1], source: m[2] }));
+  return { dir, entries };
+}
+
 function provenance(stage, absPath, context, allowBuild = true, depth = 0) {
   if (depth > 8) return `${absPath}: COPY chain too deep`;
   for (const c of [...stage.copies].reverse()) {
@@ -280,19 +294,19 @@ function provenance(stage, absPath, context, allowBuild = true, depth = 0) {
     }
   }
   if (!allowBuild) return `${absPath} is not copied into stage ${stage.name} from the build context`;
-  // Not copied in: is it a compiled output of the TypeScript build run in this stage?
-  const tsconfig = readJson(join(context, 'tsconfig.build.json')) ?? readJson(join(context, 'tsconfig.json'));
-  const opts = tsconfig?.compilerOptions ?? {};
-  if (!opts.outDir) return `${absPath} is not copied into stage ${stage.name} and no tsconfig outDir produces it`;
-  const outDir = posix.resolve(stage.workdir, opts.outDir);
-  const rootDir = posix.resolve(stage.workdir, opts.rootDir ?? '.');
-  if (!isUnder(absPath, outDir)) return `${absPath} is neither copied into stage ${stage.name} nor under the build's outDir ${outDir}`;
+  // Not copied in: is it an output of the build run in this stage (the rolldown bundle's entries)?
+  const bundle = bundleEntries(context);
+  if (!bundle) return `${absPath} is not copied into stage ${stage.name} and no rolldown.config.mjs produces it`;
+  const outDir = posix.resolve(stage.workdir, bundle.dir);
+  if (!isUnder(absPath, outDir)) return `${absPath} is neither copied into stage ${stage.name} nor under the bundle's output dir ${outDir}`;
   const relOut = absPath.slice(outDir.length + 1);
-  if (!/\.m?js$/.test(relOut)) return `${absPath} is under outDir but is not a .js file the build emits`;
-  const stem = relOut.replace(/\.m?js$/, '');
-  const candidates = TS_SOURCE_EXT.map((ext) => posix.join(rootDir, stem + ext));
-  const srcAbs = candidates.find((cand) => provenance(stage, cand, context, false, depth + 1) === null);
-  if (!srcAbs) return `${absPath} would be compiled from ${candidates[0]}, which is not copied into stage ${stage.name} from an existing ${posix.relative(stage.workdir, candidates[0])}`;
+  const entry = bundle.entries.find((e) => `${e.name}.js` === relOut);
+  if (!entry) return `${absPath} is under ${outDir} but is not an entry the bundle emits (${bundle.entries.map((e) => `${e.name}.js`).join(', ')})`;
+  const srcAbs0 = posix.resolve(stage.workdir, entry.source);
+  const srcAbs = provenance(stage, srcAbs0, context, false, depth + 1) === null ? srcAbs0 : undefined;
+  if (!srcAbs) return `${absPath} would be bundled from ${srcAbs0}, which is not copied into stage ${stage.name} from an existing ${entry.source}`;
+  const config = posix.resolve(stage.workdir, 'rolldown.config.mjs');
+  if (provenance(stage, config, context, false, depth + 1) !== null) return `stage ${stage.name} bundles ${srcAbs} but does not copy rolldown.config.mjs in`;
   const build = stage.runs.find((r) => /\bnpm (run )?build\b|\btsc\b/.test(r));
   if (!build) return `stage ${stage.name} copies ${srcAbs} but no RUN compiles it (npm run build / tsc)`;
   if (/\bnpm (run )?build\b/.test(build) && !readJson(join(context, 'package.json'))?.scripts?.build) {

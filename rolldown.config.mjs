@@ -1,0 +1,23 @@
+// The shipped CLI is one bundle (plus lazy chunks): an editor spawns `chimera` for every session,
+// and resolving and compiling ~400 small ESM files (zod alone is ~150) was most of the start-up.
+// tsc still type-checks everything (`npm run typecheck`); rolldown only strips types and bundles.
+import { defineConfig } from 'rolldown';
+import pkg from './package.json' with { type: 'json' };
+
+// Bundled: what start-up needs. External: what loads lazily anyway, and packages that locate
+// files next to their own module (web-tree-sitter's .wasm) and must stay in node_modules.
+const BUNDLED = new Set(['zod', 'commander', 'pino']);
+const external = Object.keys(pkg.dependencies).filter((d) => !BUNDLED.has(d));
+
+export default defineConfig({
+  input: { main: 'src/cli/main.ts' },
+  platform: 'node',
+  external: (id) => id.startsWith('node:') || external.some((d) => id === d || id.startsWith(`${d}/`)),
+  output: {
+    dir: 'dist/cli',
+    format: 'esm',
+    sourcemap: true,
+    entryFileNames: '[name].js',
+    chunkFileNames: '[name]-[hash].js',
+  },
+});

@@ -3,13 +3,22 @@
 // scripted response asking for K calls in a row. Per-call ms = median gap between consecutive
 // `tool_call_end` notifications at the ACP client.
 // Floors, same run: execa('bash', ['-c', 'true']) and child_process.spawn, sequentially; and the
-// raw confined spawn (the exact bwrap argv ferret builds, from dist/sandbox/confine.js) via execa,
+// raw confined spawn (the exact bwrap argv ferret builds, from src/sandbox/confine.ts) via execa,
 // which gives the confined − unconfined overhead of `true` by itself.
 import { spawn } from 'node:child_process';
 import { execa } from 'execa';
 import { Ferret, median, now, removeDir, tempDir, withTimeout, writeScript } from './lib.mjs';
 
-const { confineCommand } = await import('../../dist/sandbox/confine.js');
+// The shipped CLI is one bundle, so confine.ts is bundled on its own here for its exact argv.
+async function loadConfine() {
+  const { build } = await import('rolldown');
+  const dir = tempDir('tools-confine');
+  await build({ input: new URL('../../src/sandbox/confine.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'confine.mjs' }, logLevel: 'silent' });
+  const mod = await import(`${dir}/confine.mjs`);
+  removeDir(dir);
+  return mod;
+}
+const { confineCommand } = await loadConfine();
 
 async function ferretCalls(sandbox, k) {
   const home = tempDir('tools-home');

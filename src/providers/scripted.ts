@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { FerretError } from '../core/errors.js';
 import { PricingSchema, UsageSchema } from '../core/types.js';
@@ -48,6 +48,8 @@ export function loadScriptedFile(path: string): ScriptedFile {
   return parsed.data;
 }
 
+const YIELD_EVERY = 64;
+
 /**
  * Replays a JSON file of responses. Its position is the number of model calls the session has
  * made, so a session loaded in a new process continues where it left off.
@@ -79,6 +81,9 @@ export class ScriptedProvider implements ModelProvider {
     for (const text of r.reasoning ?? []) yield { type: 'reasoning', text };
     for (let i = 0; i < r.chunks.length; i++) {
       if (i > 0 && r.delayMs > 0) await sleep(r.delayMs, undefined, { signal: req.signal });
+      // A network stream never holds the event loop for a whole reply; neither does a replay,
+      // so clients see a long burst as it is produced rather than all at its end.
+      else if (i > 0 && i % YIELD_EVERY === 0) await nextTurn();
       req.signal.throwIfAborted();
       yield { type: 'text', text: r.chunks[i] ?? '' };
     }

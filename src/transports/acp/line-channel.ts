@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 
 /** Longest inbound line we accept; longer ones are answered as invalid, never buffered forever. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const FLUSH_BYTES = 64 * 1024;
 
 /**
  * Newline-delimited JSON framing over a byte stream pair. Outbound lines are coalesced into
@@ -10,6 +11,7 @@ export const MAX_LINE_BYTES = 16 * 1024 * 1024;
  */
 export class LineChannel {
   private queue: string[] = [];
+  private queuedBytes = 0;
   private scheduled = false;
   private closedOut = false;
 
@@ -33,7 +35,11 @@ export class LineChannel {
 
   send(message: unknown): void {
     if (this.closedOut) return;
-    this.queue.push(JSON.stringify(message) + '\n');
+    const line = JSON.stringify(message) + '\n';
+    this.queue.push(line);
+    this.queuedBytes += line.length;
+    // A long synchronous burst goes out in 64 KiB writes instead of waiting for the next tick.
+    if (this.queuedBytes >= FLUSH_BYTES) return this.flush();
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
@@ -45,6 +51,7 @@ export class LineChannel {
     if (this.queue.length === 0 || this.closedOut) return;
     const chunk = this.queue.join('');
     this.queue = [];
+    this.queuedBytes = 0;
     this.output.write(chunk);
   }
 

@@ -166,4 +166,18 @@ describe('ferret dialect: permissions, cancel, control methods, persistence', ()
     const history = historyOf(env.home, id);
     expect(history.map((m) => m['role'])).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
+
+  it('a request pipelined right behind initialize reaches the dialect initialize chose', async () => {
+    const srv = start([]);
+    srv.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+    const created = srv.request('session/new', { cwd: env.ws, mcpServers: [] });
+    const init = await srv.waitFor((m) => m['id'] === 'init');
+    expect(init['result'].protocolVersion).toBe(1);
+    const r = (await created)['result'] as Json;
+    expect(r['sessionId']).toEqual(expect.any(String));
+    expect(r).toHaveProperty('configOptions'); // the ACP v1 answer, not the ferret dialect's
+    expect(r).not.toHaveProperty('sandbox');
+    // Answers go out in the order the requests came.
+    expect(srv.messages.findIndex((m) => m['id'] === 'init')).toBeLessThan(srv.messages.findIndex((m) => m['result']?.sessionId));
+  });
 });

@@ -32,6 +32,8 @@ export class AcpConnection {
   private readonly outgoing = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private nextOutId = 1;
   private inflight = new Set<Promise<void>>();
+  /** Settles when the last initialize has chosen the dialect; later messages wait for it. */
+  private dialectReady: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly channel: LineChannel,
@@ -88,14 +90,19 @@ export class AcpConnection {
         return;
       }
       case 'notification':
-        try {
-          this.dialect.notification(msg.method, msg.params);
-        } catch (err) {
-          this.ctx.logger.warn({ err, method: msg.method }, 'notification failed');
-        }
+        void this.dialectReady.then(() => {
+          try {
+            this.dialect.notification(msg.method, msg.params);
+          } catch (err) {
+            this.ctx.logger.warn({ err, method: msg.method }, 'notification failed');
+          }
+        });
         return;
       case 'request': {
-        const p = this.answer(msg.id, msg.method, msg.params).finally(() => this.inflight.delete(p));
+        // A client may pipeline session/new right behind initialize: it must reach the dialect
+        // initialize picks, so nothing is dispatched until that choice is made.
+        const p = this.dialectReady.then(() => this.answer(msg.id, msg.method, msg.params)).finally(() => this.inflight.delete(p));
+        if (msg.method === 'initialize') this.dialectReady = p;
         this.inflight.add(p);
         return;
       }

@@ -3,7 +3,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readEventLog, truncateTornTail } from '../store/event-log.js';
 import { eventsFile, SESSION_ID_PATTERN } from '../store/paths.js';
-import { listStoredSessionIds, readMeta } from '../store/session-meta.js';
+import { listStoredSessionIds, readMeta, type SessionSummary } from '../store/session-meta.js';
 import { FerretError } from './errors.js';
 import { Session, type SessionDeps } from './session.js';
 import type { AgentMode, ApprovalPreset, SandboxMode } from './types.js';
@@ -23,18 +23,6 @@ export interface NewSessionOptions {
   approval?: ApprovalPreset | undefined;
 }
 
-export interface SessionSummary {
-  sessionId: string;
-  cwd: string;
-  title?: string;
-  model: string;
-  mode: string;
-  createdAt: string;
-  updatedAt: string;
-  costUsd: number;
-  status: 'idle' | 'running';
-  live: boolean;
-}
 
 export type SessionListener = (session: Session) => void;
 

@@ -22,22 +22,20 @@ export type Risk = z.infer<typeof RiskSchema>;
 export const ToolStatusSchema = z.enum(['completed', 'failed', 'denied', 'cancelled']);
 export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 
+const fourCounts = () =>
+  z.object({
+    input: z.number().nonnegative().default(0),
+    output: z.number().nonnegative().default(0),
+    cache: z.number().nonnegative().default(0),
+    reasoning: z.number().nonnegative().default(0),
+  });
+
 /** Four disjoint token counts: input excludes cached input, output excludes reasoning. */
-export const UsageSchema = z.object({
-  input: z.number().nonnegative().default(0),
-  output: z.number().nonnegative().default(0),
-  cache: z.number().nonnegative().default(0),
-  reasoning: z.number().nonnegative().default(0),
-});
+export const UsageSchema = fourCounts();
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** USD per million tokens of each usage count. */
-export const PricingSchema = z.object({
-  input: z.number().nonnegative().default(0),
-  output: z.number().nonnegative().default(0),
-  cache: z.number().nonnegative().default(0),
-  reasoning: z.number().nonnegative().default(0),
-});
+export const PricingSchema = fourCounts();
 export type Pricing = z.infer<typeof PricingSchema>;
 
 export const ZERO_USAGE: Usage = { input: 0, output: 0, cache: 0, reasoning: 0 };

@@ -15,6 +15,13 @@ export const SessionMetaSchema = z.object({
 });
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 
+/** A session as session/list and GET /session show it: its meta plus whether it runs now. */
+export const SessionSummarySchema = SessionMetaSchema.extend({
+  status: z.enum(['idle', 'running']),
+  live: z.boolean(),
+});
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
 export function writeMeta(home: string, meta: SessionMeta): void {
   const file = metaFile(home, meta.sessionId);
   const tmp = file + '.tmp';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentModeSchema, ApprovalPresetSchema, DecisionSchema, SandboxModeSchema, StopReasonSchema } from '../../core/index.js';
+import { AgentModeSchema, ApprovalPresetSchema, DecisionSchema, SandboxModeSchema, SessionSummarySchema, StopReasonSchema } from '../../core/index.js';
 
 // The wire shapes of the HTTP routes: they validate requests and feed the OpenAPI document.
 
@@ -26,18 +26,7 @@ export const SessionDescription = z.object({
   cwd: z.string(),
 });
 
-export const SessionSummary = z.object({
-  sessionId: z.string(),
-  cwd: z.string(),
-  title: z.string().optional(),
-  model: z.string(),
-  mode: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  costUsd: z.number(),
-  status: z.enum(['idle', 'running']),
-  live: z.boolean(),
-});
+export const SessionSummary = SessionSummarySchema;
 
 export const SessionList = z.object({ sessions: z.array(SessionSummary) });
 

@@ -11,7 +11,7 @@ import { clearTimeout, setTimeout } from 'node:timers';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -19,8 +19,16 @@ import { createInterface } from 'node:readline';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 
+// Work folders must not sit under /tmp, /var/tmp or /run: commands get fresh ones in the sandbox,
+// so an "outside" file there would be hidden rather than protected. A clone under /tmp uses $HOME.
+function defaultWorkDir() {
+  const real = realpathSync(REPO);
+  const masked = ['/tmp', '/var/tmp', '/run'].some((m) => real === m || real.startsWith(`${m}/`));
+  return masked ? join(homedir(), '.cache', 'ferret-evals') : join(REPO, '.tmp', 'evals');
+}
+
 function parseArgs(argv) {
-  const o = { workDir: join(REPO, '.tmp', 'evals'), tasks: join(HERE, 'tasks'), bin: join(REPO, 'dist/cli/main.js'), only: undefined, keep: false, json: undefined, timeoutMs: 30_000 };
+  const o = { workDir: defaultWorkDir(), tasks: join(HERE, 'tasks'), bin: join(REPO, 'dist/cli/main.js'), only: undefined, keep: false, json: undefined, timeoutMs: 30_000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {

@@ -5,15 +5,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { confineCommand, probeBwrap, scrubEnv, type SandboxMode } from './confine.js';
 import { detectViolation } from './violation.js';
+import { scratchRoot } from '../../test/support/scratch.js';
 
 // Not under /tmp: the sandbox's private /tmp would hide a /tmp "outside" and make every
 // escape test pass for the wrong reason. `.tmp/` is git-ignored.
-const BASE = join(fileURLToPath(new URL('../../', import.meta.url)), '.tmp');
+const BASE = scratchRoot();
 const SECRETS = {
   FERRET_SERVER_TOKEN: `ferret-tok-${process.pid}-${Date.now()}`,
   OPENAI_API_KEY: 'sk-test-openai-9f8e7d',

@@ -3,11 +3,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confineCommand, probeBwrap, type SandboxMode } from './confine.js';
 import { detectViolation } from './violation.js';
+import { scratchRoot } from '../../test/support/scratch.js';
 
 const WS = '/home/u/proj';
 
@@ -68,7 +68,7 @@ describe('detectViolation: message table', () => {
 });
 
 describe('detectViolation: real confined runs', () => {
-  const BASE = join(fileURLToPath(new URL('../../', import.meta.url)), '.tmp');
+  const BASE = scratchRoot();
   let ws = '';
   beforeAll(async () => {
     const probe = await probeBwrap();

@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { scratchRoot } from '../support/scratch.js';
 import { AcpProcess, tempEnv, writeScript, type Json } from './harness.js';
 
-// Outside dirs live in the repo's .tmp/, not /tmp: the sandbox gives commands a private /tmp,
-// which would hide an escape instead of stopping it.
-const OUTSIDE_ROOT = resolve(import.meta.dirname, '../../.tmp');
+// Outside dirs must not live under /tmp: the sandbox gives commands a private /tmp, which would
+// hide an escape instead of stopping it.
+const OUTSIDE_ROOT = scratchRoot();
 
 function oneCall(name: string, args: unknown) {
   return { responses: [{ chunks: ['on it'], toolCalls: [{ name, arguments: args }] }, { chunks: ['ok'] }] };

@@ -12,6 +12,8 @@ import { loadConfig } from './config.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
+const SHUTDOWN_DEADLINE_MS = 5000;
+
 /** The composition root: builds the core once and starts the transports that share it. */
 export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
   const home = chimeraHome();
@@ -39,6 +41,12 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
   const stop = (why: string, code = 0): Promise<void> =>
     (stopping ??= (async () => {
       logger.info({ why }, 'shutting down');
+      // A tool that ignores cancellation or a client that never reads must not keep us alive.
+      setTimeout(() => {
+        logger.error({ deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutdown took too long; exiting');
+        logger.flush();
+        process.exit(1);
+      }, SHUTDOWN_DEADLINE_MS);
       await manager.shutdown();
       for (const close of closers) await close().catch((err: unknown) => logger.error({ err }, 'close failed'));
       logger.flush();
@@ -46,9 +54,10 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
       // Give stderr a tick to drain, then leave even if a client still holds a socket.
       setTimeout(() => process.exit(code), 50).unref();
     })());
-
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // A second signal means "now": the person has stopped waiting for a graceful stop.
+  const onSignal = (sig: string) => (stopping ? process.exit(1) : void stop(sig));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   if (opts.http) {
     const { startHttpServer } = await import('../transports/http/server.js');

@@ -1,5 +1,6 @@
 import type { ModelProvider } from '../providers/provider.js';
 import type { Session } from './session.js';
+import { SUMMARY_PREFIX } from './session-state.js';
 import type { Message, Usage } from './types.js';
 
 /** Compact when the last call's prompt and reply fill this much of the context window. */
@@ -27,7 +28,8 @@ export async function compactIfNeeded(session: Session, model: ModelProvider, tu
   if (!window || used < window * COMPACT_AT) return undefined;
   const history = session.state.history;
   const cut = keptFrom(history);
-  if (cut === 0) return undefined;
+  // Nothing older than the current turn but (at most) an earlier summary: summarising it again frees nothing.
+  if (cut === 0 || (cut === 1 && history[0]?.role === 'user' && history[0].text.startsWith(SUMMARY_PREFIX))) return undefined;
   let summary = '';
   let usage: Usage = { input: 0, output: 0, cache: 0, reasoning: 0 };
   try {

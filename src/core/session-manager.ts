@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readEventLog, truncateTornTail } from '../store/event-log.js';
+import { readEventLog, repairTail } from '../store/event-log.js';
 import { eventsFile, SESSION_ID_PATTERN } from '../store/paths.js';
 import { listStoredSessionIds, readMeta, type SessionSummary } from '../store/session-meta.js';
 import { FerretError } from './errors.js';
@@ -82,7 +82,7 @@ export class SessionManager {
     if (read.events[0]?.type !== 'session_created') {
       throw new FerretError('storage', `session ${id}: its log does not start with session_created`);
     }
-    if (read.tornTail) truncateTornTail(file, read.wholeBytes);
+    repairTail(file, read);
     const session = new Session(id, this.deps, read.events);
     // Sandbox is fixed per server: a loaded session runs under this server's mode.
     session.state.sandbox = this.defaults.sandbox;

@@ -84,12 +84,15 @@ export async function runToolCall(session: Session, turnId: string, call: ToolCa
   const data = parsed.data as Record<string, unknown>;
   const cwd = session.state.cwd;
   const sandbox = session.state.sandbox;
+  let runArgs = data;
   for (const p of tool.paths(data)) {
     const v = checkFilePath({ workspace: cwd, path: p, write: tool.effect === 'write', mode: sandbox });
     if (!v.ok) {
       session.emit({ type: 'sandbox_violation', data: { callId: call.id, tool: name, path: v.real, mode: sandbox, reason: v.reason } });
       return end('failed', `sandbox (${sandbox}) refused ${name}: ${v.reason}`);
     }
+    // The tool works on the path that was checked, not on a name a symlink could re-point later.
+    if (p === data['path']) runArgs = { ...data, path: v.real };
   }
 
   const key = await auditKey(tool, data, cwd);
@@ -128,8 +131,10 @@ export async function runToolCall(session: Session, turnId: string, call: ToolCa
     violation: (reason, path) =>
       session.emit({ type: 'sandbox_violation', data: { callId: call.id, tool: name, mode: sandbox, reason, ...(path ? { path } : {}) } }),
   };
+  // A cancel that landed while the call was being judged must not let it start.
+  if (signal.aborted) return end('cancelled', 'cancelled before it ran');
   try {
-    const out = await tool.run(data, ctx);
+    const out = await tool.run(runArgs, ctx);
     if (signal.aborted) return end('cancelled', out.output, { exitCode: out.exitCode ?? null });
     return end(out.status, out.output, {
       ...(out.exitCode !== undefined ? { exitCode: out.exitCode } : {}),

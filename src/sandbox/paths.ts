@@ -1,17 +1,30 @@
-import { realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { SandboxMode } from '../core/types.js';
 
 export type PathVerdict = { ok: true; real: string } | { ok: false; real: string; reason: string };
 
-/** The real path of p, or of its nearest existing ancestor joined with the rest (for new files). */
-export function realPathOf(p: string): string {
+/**
+ * The real path of p: symlinks resolved all the way, including a dangling one (its target is
+ * where a write would land), and for a path that does not exist yet, its nearest existing
+ * ancestor's real path joined with the rest.
+ */
+export function realPathOf(p: string, depth = 0): string {
+  if (depth > 40) return p; // a symlink loop: judged as written, which is inside nothing real
   let cur = p;
   const rest: string[] = [];
   for (;;) {
     try {
       return resolve(realpathSync(cur), ...rest.reverse());
     } catch {
+      // realpath fails on a dangling link too: follow it by hand rather than trusting its name.
+      let target: string | undefined;
+      try {
+        if (lstatSync(cur).isSymbolicLink()) target = resolve(dirname(cur), readlinkSync(cur));
+      } catch {
+        /* does not exist: go up */
+      }
+      if (target !== undefined) return realPathOf(resolve(target, ...rest.reverse()), depth + 1);
       const parent = dirname(cur);
       if (parent === cur) return p;
       rest.push(cur.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));

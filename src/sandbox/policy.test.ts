@@ -12,6 +12,7 @@ describe('decide(policy, call)', () => {
     ['reads are allowed under suggest', { preset: 'suggest', tool: 'read_file', effect: 'read', path: 'a.ts' }, 'allow'],
     ['suggest asks before a write', { preset: 'suggest', path: 'a.ts' }, 'ask', 'preset'],
     ['auto writes inside the workspace', { path: 'a.ts' }, 'allow', 'preset'],
+    ['auto asks before a write outside the workspace', { path: '../elsewhere/a.ts' }, 'ask', 'preset'],
     ['full-auto writes', { preset: 'full-auto', path: 'a.ts' }, 'allow', 'preset'],
     ['a deny rule refuses under full-auto', { preset: 'full-auto', path: 'dist/x.js' }, 'deny', 'rule'],
     ['an ask rule asks under auto', { tool: 'edit_file', path: 'src/secret/k.ts' }, 'ask', 'rule'],

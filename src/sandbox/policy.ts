@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import type { ApprovalPreset, Risk } from '../core/types.js';
 import type { ToolEffect } from '../tools/define.js';
 import type { BashVerdict } from './classifier.js';
@@ -65,7 +66,12 @@ export function decide(input: PolicyInput): PolicyVerdict {
   if (hit?.list === 'allow') return { action: 'allow', risk, reason: `allowed by rule ${hit.rule}`, by: 'rule', ...opt(hit.rule) };
   if (input.effect === 'read') return { action: 'allow', risk, reason: 'reads are allowed', by: 'preset' };
   if (input.preset === 'suggest') return { action: 'ask', risk, reason: `suggest preset asks before every ${input.effect}`, by: 'preset' };
-  if (input.effect === 'write') return { action: 'allow', risk, reason: 'auto preset: writes inside the workspace', by: 'preset' };
+  if (input.effect === 'write') {
+    // Only danger-full-access lets a file tool reach outside; auto still asks before it does.
+    const outside = input.path !== undefined && (input.path.startsWith('..') || isAbsolute(input.path));
+    if (outside) return { action: 'ask', risk: 'high', reason: `auto preset asks before writing outside the workspace (${input.path})`, by: 'preset' };
+    return { action: 'allow', risk, reason: 'auto preset: writes inside the workspace', by: 'preset' };
+  }
   return { action: 'ask', risk, reason: `${input.tool} is not known to be safe`, by: 'preset' };
 }
 

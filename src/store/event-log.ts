@@ -1,6 +1,8 @@
-import { closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SessionEventSchema, type SessionEvent } from '../core/events.js';
+
+const MAX_RETAINED_CHARS = 64 * 1024 * 1024;
 
 /**
  * Append-only JSONL writer, one per session. Lines are batched and written with one
@@ -38,9 +40,11 @@ export class EventLogWriter {
       writeSync(this.fd, chunk);
       this.failed = false;
     } catch (err) {
-      // Keep serving the live session; report once per failure streak, not per event.
+      // Keep serving the live session; report once per failure streak, not per event, and keep
+      // the lines for the next try (a full disk may free up) up to a bound, so seq stays whole.
       if (!this.failed) this.onError(err as Error);
       this.failed = true;
+      if (chunk.length < MAX_RETAINED_CHARS) this.pending.unshift(chunk);
     }
   }
 
@@ -59,11 +63,13 @@ export interface ReadResult {
   badLines: number;
   /** Bytes up to the end of the last whole line: where a torn tail must be cut before appending. */
   wholeBytes: number;
+  /** The file does not end in a newline (a torn tail, or a whole last event whose newline was lost). */
+  openTail: boolean;
 }
 
 /**
  * Reads a session log, tolerating a torn last line and skipping lines that do not validate.
- * A torn tail is only left out here; the caller cuts it off before appending (truncateTornTail).
+ * A torn tail is only left out here; the caller repairs the file before appending (repairTail).
  */
 export function readEventLog(path: string): ReadResult {
   const buf = readFileSync(path);
@@ -89,10 +95,15 @@ export function readEventLog(path: string): ReadResult {
     if (ok.success) events.push(ok.data);
     else badLines++;
   }
-  return { events, tornTail, badLines, wholeBytes };
+  return { events, tornTail, badLines, wholeBytes, openTail: buf.length > 0 && buf[buf.length - 1] !== 0x0a };
 }
 
-/** Cuts a torn last line off, so the next append starts on a line of its own. */
-export function truncateTornTail(path: string, wholeBytes: number): void {
-  truncateSync(path, wholeBytes);
+/**
+ * Makes the log safe to append to: a torn last line is cut off; a whole last event that lost
+ * its newline gets one, so the next event does not glue onto it.
+ */
+export function repairTail(path: string, read: ReadResult): void {
+  if (!read.openTail) return;
+  if (read.tornTail) truncateSync(path, read.wholeBytes);
+  else appendFileSync(path, '\n');
 }

@@ -62,18 +62,24 @@ export const bashTool = defineTool({
     child.stderr?.setEncoding('utf8').on('data', onData('stderr'));
 
     let timedOut = false;
-    const kill = () => killTree(child.pid);
+    const kill = () => {
+      killTree(child.pid);
+      // A daemon that left the group may still hold the pipes; stop waiting on them.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       kill();
     }, a.timeout_ms ?? DEFAULT_TIMEOUT_MS);
     ctx.signal.addEventListener('abort', kill, { once: true });
+    if (ctx.signal.aborted) kill(); // cancelled while bubblewrap was probed or execa loaded
     const result = await child;
     clearTimeout(timer);
     ctx.signal.removeEventListener('abort', kill);
     // Children that detached from the group are gone with bwrap's PID namespace; unconfined
     // ones that kept the group still die here.
-    kill();
+    killTree(child.pid);
 
     const exitCode = result.exitCode ?? null;
     let tail = '';

@@ -16,7 +16,7 @@ export const globTool = defineTool({
       return { status: 'failed', output: 'glob: the pattern must stay inside the workspace (no leading / or ..)' };
     }
     const { glob: find } = await import('tinyglobby');
-    const files = await find(a.pattern, { cwd: ctx.cwd, ignore: ['**/node_modules/**', '**/.git/**'], dot: true });
+    const files = await find(a.pattern, { cwd: ctx.cwd, ignore: ['**/node_modules/**', '**/.git/**'], dot: true, followSymbolicLinks: false });
     files.sort();
     const more = files.length > MAX ? `\n… ${files.length - MAX} more` : '';
     return ok(files.length ? files.slice(0, MAX).join('\n') + more : 'no files match');

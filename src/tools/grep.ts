@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
+import { isInside, realPathOf } from '../sandbox/paths.js';
 import { defineTool, fail, ok } from './define.js';
 
 const MAX_MATCHES = 500;
@@ -30,12 +31,15 @@ export const grepTool = defineTool({
       cwd: root,
       absolute: true,
       ignore: ['**/node_modules/**', '**/.git/**'],
+      followSymbolicLinks: false, // a linked folder must not walk the search out of the workspace
       dot: true,
     }).catch(() => [root]);
     const list = files.length ? files.sort() : [root];
     const out: string[] = [];
     for (const file of list) {
       if (ctx.signal.aborted || out.length >= MAX_MATCHES) break;
+      // A file symlink is read only when it stays inside the workspace, as read_file would be.
+      if (ctx.sandbox !== 'danger-full-access' && !isInside(ctx.cwd, realPathOf(file))) continue;
       const text = await readFile(file, 'utf8').catch(() => '');
       if (!text || text.length > MAX_FILE_BYTES || text.includes('\u0000')) continue;
       const lines = text.split('\n');

@@ -180,4 +180,17 @@ describe('ferret dialect: permissions, cancel, control methods, persistence', ()
     // Answers go out in the order the requests came.
     expect(srv.messages.findIndex((m) => m['id'] === 'init')).toBeLessThan(srv.messages.findIndex((m) => m['result']?.sessionId));
   });
+
+  it('stdin closing while a turn waits for permission ends the turn cancelled, logs it, and exits 0', async () => {
+    const model = writeScript(env.ws, 'm.json', writeThenSay('c.py'));
+    const srv = start(['--approval', 'suggest', '--model', `scripted:${model}`]);
+    const s = await srv.call('session/new', {});
+    void srv.request('session/message', { sessionId: s['sessionId'], text: 'write c.py' });
+    await srv.waitFor((m) => m['params']?.kind === 'permission_request');
+    expect(await srv.close()).toBe(0);
+    const log = readFileSync(join(env.home, 'eventlog', `ferret-${s['sessionId']}`, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    expect(log.at(-1)).toMatchObject({ type: 'turn_end', data: { stopReason: 'cancelled' } });
+    expect(log.find((e) => e['type'] === 'tool_call_end')).toMatchObject({ data: { status: 'cancelled' } });
+    expect(existsSync(join(env.ws, 'c.py'))).toBe(false);
+  });
 });

@@ -32,6 +32,7 @@ export class AcpConnection {
   private readonly outgoing = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private nextOutId = 1;
   private inflight = new Set<Promise<void>>();
+  private closed = false;
   /** Settles when the last initialize has chosen the dialect; later messages wait for it. */
   private dialectReady: Promise<unknown> = Promise.resolve();
 
@@ -48,6 +49,8 @@ export class AcpConnection {
       connectionId,
       notify: (method, params) => channel.send({ jsonrpc: '2.0', method, params }),
       request: (method, params) => {
+        // After the client left, an agent→client call (editor fs, permission) fails at once rather than hanging a turn.
+        if (this.closed) return Promise.reject(new Error('the client closed the connection'));
         const id = this.nextOutId++;
         channel.send({ jsonrpc: '2.0', id, method, params });
         return new Promise((resolve, reject) => this.outgoing.set(id, { resolve, reject }));
@@ -56,15 +59,19 @@ export class AcpConnection {
     this.dialect = new FerretDialect(this.ctx); // until initialize says otherwise
   }
 
-  /** Reads until the input closes; resolves once every request already read has been answered. */
+  /**
+   * Reads until the input closes, then detaches from every session at once and resolves.
+   * Requests still running (a turn) finish on the core's schedule; their answers go nowhere.
+   */
   run(): Promise<void> {
     return new Promise((resolve) => {
       this.channel.onLine(
         (line) => this.onLine(line),
         () => {
+          this.closed = true;
           for (const o of this.outgoing.values()) o.reject(new Error('the client closed the connection'));
           this.outgoing.clear();
-          void Promise.allSettled([...this.inflight]).then(() => {
+          void this.dialectReady.finally(() => {
             this.dialect.close();
             resolve();
           });

@@ -139,7 +139,10 @@ export class FerretDialect implements Dialect {
     this.attached.get(s.id)?.();
     const liveFrom = s.lastSeq;
     const off = s.subscribe((e) => {
-      const u = toFerretUpdate(e, e.seq <= liveFrom);
+      const replay = e.seq <= liveFrom;
+      // A replayed request already answered would look live; only still-pending ones are re-sent.
+      if (replay && e.type === 'permission_requested' && !s.permissions.ids().includes(e.data.requestId)) return;
+      const u = toFerretUpdate(e, replay);
       if (u) this.ctx.notify('session/update', u);
     }, replayAfter ?? liveFrom);
     this.attached.set(s.id, off);

@@ -1,0 +1,43 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readEventLog, repairTail } from './event-log.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ferret-log-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const line = (seq: number) => JSON.stringify({ seq, sessionId: 's', ts: 1, type: 'notice', data: { level: 'info', text: `n${seq}` } });
+
+describe('the event log on disk', () => {
+  it('reads whole lines, leaves out a torn tail, and repairTail cuts it so the next append stands alone', () => {
+    const f = join(dir, 'torn.jsonl');
+    writeFileSync(f, `${line(1)}\n${line(2)}\n{"seq":3,"sessionId":"s","ts":1,"type":"noti`);
+    const r = readEventLog(f);
+    expect(r.events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(r).toMatchObject({ tornTail: true, badLines: 0, openTail: true });
+    repairTail(f, r);
+    appendFileSync(f, `${line(3)}\n`);
+    expect(readEventLog(f)).toMatchObject({ tornTail: false, badLines: 0, openTail: false });
+    expect(readEventLog(f).events.map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('gives a whole last event that lost its newline one, instead of gluing the next onto it', () => {
+    const f = join(dir, 'open.jsonl');
+    writeFileSync(f, `${line(1)}\n${line(2)}`);
+    const r = readEventLog(f);
+    expect(r).toMatchObject({ tornTail: false, openTail: true });
+    expect(r.events).toHaveLength(2);
+    repairTail(f, r);
+    appendFileSync(f, `${line(3)}\n`);
+    expect(readEventLog(f).events.map((e) => e.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('skips a bad line in the middle and counts it', () => {
+    const f = join(dir, 'bad.jsonl');
+    writeFileSync(f, `${line(1)}\nnot json\n{"seq":2}\n${line(3)}\n`);
+    const r = readEventLog(f);
+    expect(r.events.map((e) => e.seq)).toEqual([1, 3]);
+    expect(r.badLines).toBe(2);
+    expect(readFileSync(f, 'utf8').endsWith('\n')).toBe(true);
+  });
+});

@@ -11,7 +11,7 @@ import {
   RpcError,
   type JsonRpcId,
 } from './jsonrpc.js';
-import type { LineChannel } from './line-channel.js';
+import { MAX_LINE_BYTES, type LineChannel } from './line-channel.js';
 
 export interface AcpServerOptions {
   manager: SessionManager;
@@ -80,7 +80,10 @@ export class AcpConnection {
     });
   }
 
-  private onLine(line: string): void {
+  private onLine(line: string | null): void {
+    if (line === null) {
+      return this.error(null, new RpcError(JSONRPC_INVALID_REQUEST, `Invalid Request: line longer than ${MAX_LINE_BYTES} bytes`));
+    }
     const msg = classify(line);
     switch (msg.kind) {
       case 'parse_error':

@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
 /** Longest inbound line we accept; longer ones are answered as invalid, never buffered forever. */
@@ -24,13 +23,49 @@ export class LineChannel {
     });
   }
 
-  onLine(handler: (line: string) => void, onClose: () => void): void {
-    const rl = createInterface({ input: this.input, crlfDelay: Infinity });
-    rl.on('line', (line) => {
-      if (line.trim() === '') return;
-      handler(line.length > MAX_LINE_BYTES ? '{"jsonrpc":"2.0","id":null,"__oversized":true}' : line);
+  /**
+   * Calls `handler` with each line (without its newline), or with `null` for a line over
+   * MAX_LINE_BYTES, which is skipped as it streams in and never held in memory whole.
+   */
+  onLine(handler: (line: string | null) => void, onClose: () => void): void {
+    let parts: Buffer[] = [];
+    let size = 0;
+    let skipping = false;
+    const emit = (buf: Buffer) => {
+      const line = buf.toString('utf8').replace(/\r$/, '');
+      if (line.trim() !== '') handler(line);
+    };
+    this.input.on('data', (chunk: Buffer | string) => {
+      const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      let start = 0;
+      for (;;) {
+        const nl = data.indexOf(0x0a, start);
+        const piece = data.subarray(start, nl === -1 ? data.length : nl);
+        if (!skipping) {
+          size += piece.length;
+          if (size > MAX_LINE_BYTES) {
+            skipping = true;
+            parts = [];
+            handler(null);
+          } else parts.push(piece);
+        }
+        if (nl === -1) break;
+        if (!skipping) emit(Buffer.concat(parts));
+        parts = [];
+        size = 0;
+        skipping = false;
+        start = nl + 1;
+      }
     });
-    rl.on('close', onClose);
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      if (!skipping && size > 0) emit(Buffer.concat(parts));
+      onClose();
+    };
+    this.input.on('end', close);
+    this.input.on('close', close);
   }
 
   send(message: unknown): void {

@@ -8,8 +8,9 @@ export type ToolEffect = 'read' | 'write' | 'execute';
 
 /** File access seam: the node file system by default, an editor's buffers for ACP v1 clients. */
 export interface FileAccess {
-  readText(absPath: string): Promise<string>;
-  writeText(absPath: string, content: string): Promise<void>;
+  /** `signal` lets a cancelled turn stop waiting on a slow editor. */
+  readText(absPath: string, signal?: AbortSignal): Promise<string>;
+  writeText(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
 }
 
 export interface ToolContext {

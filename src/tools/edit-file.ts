@@ -21,7 +21,7 @@ export const editFileTool = defineTool({
     const abs = resolve(ctx.cwd, a.path);
     let before: string;
     try {
-      before = await ctx.files.readText(abs);
+      before = await ctx.files.readText(abs, ctx.signal);
     } catch (e) {
       return fail(`cannot read ${a.path}: ${(e as Error).message}`);
     }
@@ -32,7 +32,7 @@ export const editFileTool = defineTool({
     }
     const after = a.replace_all ? before.split(a.old).join(a.new) : before.replace(a.old, () => a.new);
     try {
-      await ctx.files.writeText(abs, after);
+      await ctx.files.writeText(abs, after, ctx.signal);
     } catch (e) {
       return fail(`cannot write ${a.path}: ${(e as Error).message}`);
     }

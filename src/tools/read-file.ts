@@ -20,7 +20,7 @@ export const readFileTool = defineTool({
     const abs = resolve(ctx.cwd, a.path);
     let text: string;
     try {
-      text = await ctx.files.readText(abs);
+      text = await ctx.files.readText(abs, ctx.signal);
     } catch (e) {
       return fail(`cannot read ${a.path}: ${(e as Error).message}`);
     }

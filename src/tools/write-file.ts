@@ -16,12 +16,12 @@ export const writeFileTool = defineTool({
   title: (a) => `Write ${a.path}`,
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);
-    const old = await ctx.files.readText(abs).then(
+    const old = await ctx.files.readText(abs, ctx.signal).then(
       (t) => t,
       () => null,
     );
     try {
-      await ctx.files.writeText(abs, a.content);
+      await ctx.files.writeText(abs, a.content, ctx.signal);
     } catch (e) {
       return fail(`cannot write ${a.path}: ${(e as Error).message}`);
     }

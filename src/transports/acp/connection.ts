@@ -48,12 +48,21 @@ export class AcpConnection {
       version: opts.version,
       connectionId,
       notify: (method, params) => channel.send({ jsonrpc: '2.0', method, params }),
-      request: (method, params) => {
+      request: (method, params, signal) => {
         // After the client left, an agent→client call (editor fs, permission) fails at once rather than hanging a turn.
         if (this.closed) return Promise.reject(new Error('the client closed the connection'));
+        if (signal?.aborted) return Promise.reject(new Error(`${method} cancelled`));
         const id = this.nextOutId++;
         channel.send({ jsonrpc: '2.0', id, method, params });
-        return new Promise((resolve, reject) => this.outgoing.set(id, { resolve, reject }));
+        return new Promise((resolve, reject) => {
+          const onAbort = () => {
+            this.outgoing.delete(id); // a late answer is then a stray response, ignored
+            reject(new Error(`${method} cancelled`));
+          };
+          signal?.addEventListener('abort', onAbort, { once: true });
+          const done = () => signal?.removeEventListener('abort', onAbort);
+          this.outgoing.set(id, { resolve: (v) => (done(), resolve(v)), reject: (e) => (done(), reject(e)) });
+        });
       },
     };
     this.dialect = new FerretDialect(this.ctx); // until initialize says otherwise

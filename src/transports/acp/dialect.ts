@@ -10,8 +10,8 @@ export interface DialectContext {
   connectionId: string;
   /** Sends a JSON-RPC notification to this connection's client. */
   notify(method: string, params: unknown): void;
-  /** Sends a JSON-RPC request to the client and resolves with its result (ACP v1's agent→client calls). */
-  request(method: string, params: unknown): Promise<unknown>;
+  /** Sends a JSON-RPC request to the client and resolves with its result (ACP v1's agent→client calls); `signal` stops the wait. */
+  request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown>;
 }
 
 /** One protocol spoken on a connection, chosen at initialize. */

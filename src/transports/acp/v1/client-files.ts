@@ -15,16 +15,16 @@ export interface FsCaps {
 export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps, base: FileAccess): FileAccess {
   return {
     readText: caps.read
-      ? async (path) => {
-          const r = (await ctx.request('fs/read_text_file', { sessionId, path })) as ReadTextFileResponse | null;
+      ? async (path, signal) => {
+          const r = (await ctx.request('fs/read_text_file', { sessionId, path }, signal)) as ReadTextFileResponse | null;
           if (typeof r?.content !== 'string') throw new Error(`the editor returned no content for ${path}`);
           return r.content;
         }
-      : (path) => base.readText(path),
+      : (path, signal) => base.readText(path, signal),
     writeText: caps.write
-      ? async (path, content) => {
-          await ctx.request('fs/write_text_file', { sessionId, path, content });
+      ? async (path, content, signal) => {
+          await ctx.request('fs/write_text_file', { sessionId, path, content }, signal);
         }
-      : (path, content) => base.writeText(path, content),
+      : (path, content, signal) => base.writeText(path, content, signal),
   };
 }

@@ -33,9 +33,9 @@ export class EventBus {
   since(afterSeq: number): SessionEvent[] {
     const first = this.ring[0];
     if (first && first.seq <= afterSeq + 1) return this.ring.filter((e) => e.seq > afterSeq);
+    // readOlder flushes the writer first, so the log reaches at least where the window starts.
     const fromLog = this.readOlder(afterSeq);
     const lastLogged = fromLog.at(-1)?.seq ?? afterSeq;
-    // The log lags memory by at most one tick: top up from the ring.
     return fromLog.concat(this.ring.filter((e) => e.seq > lastLogged));
   }
 

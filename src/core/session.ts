@@ -65,7 +65,10 @@ export class Session {
       this.emit({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
     });
     this.bus = new EventBus(
-      (after) => readEventLog(eventsFile(deps.home, id)).events.filter((e) => e.seq > after),
+      (after) => {
+        this.writer.flush(); // lines still queued this tick must be on disk before the log is read
+        return readEventLog(eventsFile(deps.home, id)).events.filter((e) => e.seq > after);
+      },
       4096,
       (err) => deps.logger.warn({ err, sessionId: id }, 'event listener threw'),
     );

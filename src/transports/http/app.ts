@@ -10,6 +10,7 @@ import { controlRoutes } from './routes-control.js';
 import { sessionRoutes } from './routes-session.js';
 import { Health } from './schemas.js';
 import { eventRoutes } from './sse-route.js';
+import { FrameHubs } from './frame-hub.js';
 import type { SseSubscriber } from './sse-subscriber.js';
 
 export interface AppOptions extends HttpContext {
@@ -59,15 +60,17 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   await app.register(fastifySSE, { heartbeatInterval: opts.heartbeatMs });
 
   const subscribers = new Set<SseSubscriber>();
+  const hubs = new FrameHubs(opts.ideSchema);
   app.get('/health', { schema: { summary: 'Liveness (no auth)', response: { 200: Health } } }, async () => ({ ok: true as const, version: opts.version }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   sessionRoutes(app, opts);
   controlRoutes(app, opts);
-  eventRoutes(app, opts, subscribers);
+  eventRoutes(app, opts, subscribers, hubs);
   // SSE streams never end on their own: end them so close() does not wait for readers.
   app.addHook('preClose', async () => {
     for (const s of subscribers) s.close();
     subscribers.clear();
+    hubs.closeAll();
   });
   return { app, subscribers };
 }

@@ -58,7 +58,7 @@ export class FrameMapper {
     if (e.type === 'turn_end') {
       raw.push({ event: 'result', data: { turnId: e.data.turnId, stopReason: e.data.stopReason, message: { role: 'assistant', text: e.data.text } } });
     }
-    // A live-only notice reuses the last seq: its frames continue that seq's numbering.
+    // Frame indexes restart with each event's seq.
     if (e.seq !== this.seq) {
       this.seq = e.seq;
       this.k = 0;

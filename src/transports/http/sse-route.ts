@@ -3,6 +3,7 @@ import { FerretError } from '../../core/index.js';
 import type { HttpContext, ZodApp } from './context.js';
 import { parseFrameId } from './frames.js';
 import { ErrorBody, SessionParams, sessionErrors } from './schemas.js';
+import type { FrameHubs } from './frame-hub.js';
 import { SseSubscriber } from './sse-subscriber.js';
 
 const EventsHeaders = z.object({ 'last-event-id': z.string().optional() }).loose();
@@ -12,7 +13,7 @@ const EventsHeaders = z.object({ 'last-event-id': z.string().optional() }).loose
  * the heartbeat; frames are written by SseSubscriber straight to the socket, because the plugin's
  * awaitable send() would park one listener per frame on a reader that does not drain.
  */
-export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseSubscriber>): void {
+export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseSubscriber>, hubs: FrameHubs): void {
   app.get('/session/:id/events', {
     sse: { kind: 'only' },
     schema: {
@@ -27,7 +28,7 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
     const last = req.headers['last-event-id'];
     const after = last === undefined || last === '' ? undefined : parseFrameId(last);
     if (last && !after) throw new FerretError('invalid_params', `Last-Event-ID: "${last}" is not a frame id of this server (expected SEQ or SEQ.K)`);
-    const sub = new SseSubscriber(session, reply.raw, { ideSchema: ctx.ideSchema, after, maxBufferBytes: ctx.maxBufferBytes, stallMs: ctx.stallMs, logger: ctx.logger });
+    const sub = new SseSubscriber(session, reply.raw, { ideSchema: ctx.ideSchema, after, maxBufferBytes: ctx.maxBufferBytes, stallMs: ctx.stallMs, logger: ctx.logger, hubs });
     subscribers.add(sub);
     reply.sse.keepAlive();
     reply.sse.onClose(() => {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Session, SessionEvent } from '../../core/index.js';
+import type { FrameHubs } from './frame-hub.js';
 import { formatFrame, FrameMapper, isAfter, type FramePos } from './frames.js';
 
 export interface SubscriberOptions {
@@ -12,6 +13,7 @@ export interface SubscriberOptions {
   /** How long a reader may sit above maxBufferBytes (a burst is fine; a stalled reader is not). */
   stallMs: number;
   logger: Logger;
+  hubs: FrameHubs;
 }
 
 /** Live bytes past the replay backlog that drop a reader at once, whatever its pace: the hard memory bound. */
@@ -35,18 +37,26 @@ export class SseSubscriber {
     private readonly opts: SubscriberOptions,
   ) {}
 
-  /** Replays from seq 1 through the mapper (so counters and ids match), sending only frames after the cursor. */
+  /**
+   * Joins the session's shared frame hub (frames after the cursor from its window, then live);
+   * a cursor older than the window is served by a private replay from seq 1 instead.
+   */
   start(): void {
-    const mapper = new FrameMapper(this.session.id, this.opts.ideSchema);
-    const cursor = this.opts.after ?? { seq: this.session.lastSeq, k: Number.MAX_SAFE_INTEGER };
-    const onEvent = (e: SessionEvent): void => {
-      if (this.closed) return;
-      for (const f of mapper.map(e)) if (isAfter(f.pos, cursor)) this.write(formatFrame(f));
+    const write = (text: string) => {
+      if (!this.closed) this.write(text);
     };
-    this.off = this.session.subscribe(onEvent, 0);
+    this.off = this.opts.hubs.attach(this.session, this.opts.after, write) ?? this.privateReplay(write);
     this.allowance = this.out.writableLength;
     this.live = true;
     if (this.closed) this.off();
+  }
+
+  private privateReplay(write: (text: string) => void): () => void {
+    const mapper = new FrameMapper(this.session.id, this.opts.ideSchema);
+    const cursor = this.opts.after ?? { seq: this.session.lastSeq, k: Number.MAX_SAFE_INTEGER };
+    return this.session.subscribe((e: SessionEvent) => {
+      for (const f of mapper.map(e)) if (isAfter(f.pos, cursor)) write(formatFrame(f));
+    }, 0);
   }
 
   private write(text: string): void {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PricingSchema } from '../core/types.js';
 import { configFile } from '../store/paths.js';
+import type { McpServerSpec } from '../tools/mcp-tool.js';
 
 const ModelEntrySchema = z.object({
   contextWindow: z.number().int().positive().optional(),
@@ -15,6 +16,20 @@ export const ProviderConfigSchema = z.object({
   models: z.record(z.string(), ModelEntrySchema).optional(),
 });
 
+const McpServerConfigSchema = z.union([
+  z.object({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+  }),
+  z.object({
+    url: z.string().url(),
+    type: z.enum(['http', 'sse']).default('http'),
+    headers: z.record(z.string(), z.string()).default({}),
+  }),
+]);
+
 export const ConfigSchema = z
   .object({
     model: z.string().min(1).optional(),
@@ -27,6 +42,8 @@ export const ConfigSchema = z
       })
       .default({ allow: [], ask: [], deny: [] }),
     maxSteps: z.number().int().positive().max(1000).optional(),
+    /** MCP servers offered to every session as mcp__<name>__<tool>. */
+    mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),
   })
   .loose();
 export type FerretConfig = z.infer<typeof ConfigSchema>;
@@ -52,4 +69,13 @@ export function loadConfig(home: string): FerretConfig {
     throw new Error(`${file}: field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
   return r.data;
+}
+
+/** config.json's MCP servers in the tool layer's shape. */
+export function mcpSpecs(config: FerretConfig): McpServerSpec[] {
+  return Object.entries(config.mcpServers).map(([name, c]) =>
+    'command' in c
+      ? { name, transport: 'stdio' as const, command: c.command, args: c.args, env: c.env, ...(c.cwd ? { cwd: c.cwd } : {}) }
+      : { name, transport: c.type, url: c.url, headers: c.headers },
+  );
 }

@@ -8,7 +8,8 @@ import { auditFile, chimeraHome } from '../store/paths.js';
 import { ToolRegistry, BUILTIN_TOOLS } from '../tools/registry.js';
 import { AcpConnection } from '../transports/acp/connection.js';
 import { LineChannel } from '../transports/acp/line-channel.js';
-import { loadConfig } from './config.js';
+import { loadConfig, mcpSpecs } from './config.js';
+import { createMcpPool } from '../tools/mcp-pool.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
@@ -27,6 +28,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     logger,
     env: process.env,
     maxSteps: config.maxSteps ?? 50,
+    mcp: createMcpPool(mcpSpecs(config), logger),
   };
   const manager = new SessionManager(deps, {
     cwd: opts.cwd,
@@ -48,6 +50,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
         process.exit(1);
       }, SHUTDOWN_DEADLINE_MS);
       await manager.shutdown();
+      await deps.mcp?.close().catch((err: unknown) => logger.error({ err }, 'closing MCP servers failed'));
       for (const close of closers) await close().catch((err: unknown) => logger.error({ err }, 'close failed'));
       logger.flush();
       process.exitCode = code;

@@ -6,6 +6,7 @@ import { writeMeta, type SessionMeta, type SessionSummary } from '../store/sessi
 import type { FileAccess, Tool } from '../tools/define.js';
 import { nodeFiles } from '../tools/node-files.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { McpPool } from '../tools/mcp-pool.js';
 import type { AuditLog } from '../store/audit-log.js';
 import type { RuleSet } from '../sandbox/rules.js';
 import type { ModelResolver } from '../providers/resolve.js';
@@ -27,6 +28,8 @@ export interface SessionDeps {
   logger: Logger;
   env: NodeJS.ProcessEnv;
   maxSteps: number;
+  /** MCP servers from config.json, shared by all sessions; connected on first use. */
+  mcp?: McpPool;
 }
 
 export interface TurnResult {
@@ -47,8 +50,10 @@ export class Session {
   readonly bus: EventBus;
   /** File access for tools; an ACP v1 client with fs capabilities swaps in its editor buffers. */
   files: FileAccess = nodeFiles;
-  /** Tools contributed by MCP servers attached to this session. */
+  /** Tools contributed by MCP servers attached to this session (ACP v1 mcpServers). */
   extraTools: Tool[] = [];
+  /** Tools of config.json's MCP servers, filled in at the start of a turn. */
+  configTools: Tool[] = [];
   private seq = 0;
   private writer: EventLogWriter;
   private running: RunningTurn | undefined;

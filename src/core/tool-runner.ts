@@ -18,7 +18,8 @@ export interface OfferedTool {
 const specCache = new WeakMap<Tool, ToolSpec>();
 
 function registryOf(session: Session): ToolRegistry {
-  return session.extraTools.length ? session.deps.tools.with(session.extraTools) : session.deps.tools;
+  const extra = session.configTools.length ? [...session.configTools, ...session.extraTools] : session.extraTools;
+  return extra.length ? session.deps.tools.with(extra) : session.deps.tools;
 }
 
 /** What the model is offered: the plan agent sees only tools that read. */

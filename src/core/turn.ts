@@ -15,6 +15,15 @@ export async function runTurn(session: Session, turnId: string, text: string, si
   session.emit({ type: 'message', data: { turnId, message: { role: 'user', text } } });
   let lastText = '';
   let stop: StopReason;
+  if (session.deps.mcp) {
+    try {
+      const { tools, failures } = await session.deps.mcp.tools();
+      session.configTools = tools;
+      for (const text of failures) session.emit({ type: 'notice', data: { level: 'warning', text } });
+    } catch (err) {
+      session.emit({ type: 'notice', data: { level: 'warning', text: `MCP servers from config.json are unavailable: ${errorText(err)}` } });
+    }
+  }
   try {
     stop = await loop(session, turnId, signal, (t) => (lastText = t));
   } catch (err) {

@@ -43,7 +43,7 @@ ferret
       }
       throw err;
     }
-    const logger = createLogger();
+    const logger = await createLogger();
     try {
       const { serve } = await import('./serve.js');
       await serve(opts, logger);

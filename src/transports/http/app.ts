@@ -22,10 +22,10 @@ export interface AppOptions extends HttpContext {
 
 /** Builds the Fastify app (not listening): plugins, guard, error shape, routes, OpenAPI. */
 export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscribers: Set<SseSubscriber> }> {
-  const loggerInstance: FastifyBaseLogger = opts.logger.child({ transport: 'http' });
+  // Fastify logs every request at info; that is debugging detail here, so its logger starts at warn.
+  const loggerInstance: FastifyBaseLogger = opts.logger.child({ transport: 'http' }, { level: opts.logger.isLevelEnabled('debug') ? opts.logger.level : 'warn' });
   const app = Fastify({
     loggerInstance,
-    disableRequestLogging: true,
     bodyLimit: opts.bodyLimit,
     forceCloseConnections: true,
     return503OnClosing: true,

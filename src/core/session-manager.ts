@@ -82,8 +82,8 @@ export class SessionManager {
     if (read.events[0]?.type !== 'session_created') {
       throw new FerretError('storage', `session ${id}: its log does not start with session_created`);
     }
+    const session = new Session(id, this.deps, read.events); // takes the session's lock first
     repairTail(file, read);
-    const session = new Session(id, this.deps, read.events);
     // Sandbox is fixed per server: a loaded session runs under this server's mode.
     session.state.sandbox = this.defaults.sandbox;
     if (read.tornTail || read.badLines) {

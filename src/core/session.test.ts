@@ -39,3 +39,21 @@ describe('session events: numbered, logged, replayable', () => {
     expect(loaded.lastSeq).toBe(s.lastSeq);
   });
 });
+
+describe('one writer per session', () => {
+  it('a session open in another live process is refused; a lock left by a dead process is taken over', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const a = new SessionManager(deps, defaults);
+    const s = a.create();
+    s.close();
+    const lock = join(home, 'eventlog', `ferret-${s.id}`, 'lock');
+    writeFileSync(lock, String(process.ppid)); // a live process that is not us
+    expect(() => new SessionManager(deps, defaults).get(s.id)).toThrow(/open in another ferret process/);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    writeFileSync(lock, dead);
+    const loaded = new SessionManager(deps, defaults).get(s.id);
+    expect(loaded.id).toBe(s.id);
+    loaded.close();
+  });
+});

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { EventLogWriter, readEventLog } from '../store/event-log.js';
-import { eventsFile } from '../store/paths.js';
+import { eventsFile, sessionDir } from '../store/paths.js';
+import { lockSession } from '../store/session-lock.js';
 import { writeMeta, type SessionMeta, type SessionSummary } from '../store/session-meta.js';
 import type { FileAccess, Tool } from '../tools/define.js';
 import { nodeFiles } from '../tools/node-files.js';
@@ -56,6 +57,7 @@ export class Session {
   configTools: Tool[] = [];
   private seq = 0;
   private writer: EventLogWriter;
+  private readonly releaseLock: () => void;
   private running: RunningTurn | undefined;
   private closed = false;
 
@@ -64,6 +66,11 @@ export class Session {
     readonly deps: SessionDeps,
     history: SessionEvent[] = [],
   ) {
+    const lock = lockSession(sessionDir(deps.home, id));
+    if ('owner' in lock) {
+      throw new FerretError('session_busy', `session ${id} is open in another ferret process (pid ${lock.owner}); one process writes a session at a time`);
+    }
+    this.releaseLock = lock.release;
     this.writer = new EventLogWriter(eventsFile(deps.home, id), (err) => {
       deps.logger.error({ err, sessionId: id }, 'event log write failed');
       // The notice itself is queued for the log too; the writer reports a failure streak once, so this cannot loop.
@@ -203,5 +210,6 @@ export class Session {
     this.closed = true;
     this.cancel();
     this.writer.close();
+    this.releaseLock();
   }
 }

@@ -99,6 +99,11 @@ export class Session {
     return this.seq;
   }
 
+  /** The running turn's id, so a client can tell its own turn from another client's. */
+  get runningTurnId(): string | undefined {
+    return this.running?.turnId;
+  }
+
   /** Number, log, apply, then publish: the log is written before any client sees an event. */
   emit<E extends EventDraft>(draft: E): EventOf<E['type']> {
     const widened: EventDraft = draft;

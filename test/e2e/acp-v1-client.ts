@@ -37,7 +37,8 @@ const REQUEST_DEF: Record<string, string> = {
   'fs/write_text_file': 'WriteTextFileRequest',
 };
 
-export type PermissionPolicy = (p: acp.RequestPermissionRequest) => 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | 'cancelled';
+/** 'hold' leaves the prompt open until ferret withdraws it with `$/cancel_request`. */
+export type PermissionPolicy = (p: acp.RequestPermissionRequest) => 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | 'cancelled' | 'hold';
 
 /**
  * The SDK's real client over a spawned `chimera ferret serve`, with every message ferret sends
@@ -73,10 +74,11 @@ export class V1Client {
     void tap.readable.pipeTo(raw.writable).catch(() => undefined);
     const app = acp
       .client({ name: 'ferret-e2e' })
-      .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+      .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
         this.permissions.push(params);
         const kind = this.permissionPolicy(params);
-        if (kind === 'cancelled') return { outcome: { outcome: 'cancelled' } };
+        if (kind === 'hold') await new Promise((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true })));
+        if (kind === 'cancelled' || kind === 'hold') return { outcome: { outcome: 'cancelled' } };
         return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
       })
       .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => ({ content: await readFile(params.path, 'utf8') }))
@@ -111,7 +113,8 @@ export class V1Client {
       let value: unknown;
       if ('method' in m) {
         const method = String(m['method']);
-        const name = 'id' in m ? REQUEST_DEF[method] : method === 'session/update' ? 'SessionNotification' : undefined;
+        const notification = method === 'session/update' ? 'SessionNotification' : method === '$/cancel_request' ? 'CancelRequestNotification' : undefined;
+        const name = 'id' in m ? REQUEST_DEF[method] : notification;
         if (!name && !method.startsWith('_')) errors.push(`unexpected ${'id' in m ? 'request' : 'notification'} ${method}`);
         if (name) [check, value] = [def(name), m['params']];
       } else if ('error' in m) {
@@ -141,6 +144,8 @@ export class V1Client {
   async close(): Promise<void> {
     this.conn.close();
     this.child.stdin!.end();
+    // With --http the server outlives stdin by design; stop it the way an operator would.
+    if (this.child.spawnargs.includes('--http') && this.child.exitCode === null) this.child.kill('SIGTERM');
     const t = setTimeout(() => this.child.kill('SIGKILL'), 5000);
     if (this.child.exitCode === null) await new Promise((r) => this.child.once('exit', r));
     clearTimeout(t);

@@ -57,6 +57,8 @@ export class AcpConnection {
         return new Promise((resolve, reject) => {
           const onAbort = () => {
             this.outgoing.delete(id); // a late answer is then a stray response, ignored
+            // Tell the client too, so it withdraws what it shows (Zed closes a permission prompt).
+            channel.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: id } });
             reject(new Error(`${method} cancelled`));
           };
           signal?.addEventListener('abort', onAbort, { once: true });

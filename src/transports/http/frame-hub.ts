@@ -18,16 +18,16 @@ const WINDOW_FRAMES = 8192;
 export class FrameHub {
   private readonly ring: Formatted[] = [];
   private trimmed = false;
-  private readonly readers = new Set<(text: string) => void>();
+  private readonly readers = new Set<(f: Formatted) => void>();
   private readonly off: () => void;
 
   constructor(session: Session, ideSchema: boolean) {
     const mapper = new FrameMapper(session.id, ideSchema);
     this.off = session.subscribe((e) => {
       for (const f of mapper.map(e)) {
-        const text = formatFrame(f);
-        this.ring.push({ pos: f.pos, text });
-        for (const r of this.readers) r(text);
+        const formatted = { pos: f.pos, text: formatFrame(f) };
+        this.ring.push(formatted);
+        for (const r of this.readers) r(formatted);
       }
       if (this.ring.length > WINDOW_FRAMES * 2) {
         this.ring.splice(0, this.ring.length - WINDOW_FRAMES);
@@ -46,8 +46,10 @@ export class FrameHub {
       if (this.trimmed && (!first || isAfter(first.pos, cursor))) return undefined;
       for (const f of this.ring) if (isAfter(f.pos, cursor)) write(f.text);
     }
-    this.readers.add(write);
-    return () => this.readers.delete(write);
+    // A cursor from the future (a client that saw another server's ids) only gets frames past it.
+    const reader = cursor ? (f: Formatted) => isAfter(f.pos, cursor) && write(f.text) : (f: Formatted) => write(f.text);
+    this.readers.add(reader);
+    return () => this.readers.delete(reader);
   }
 
   get readerCount(): number {

@@ -44,7 +44,12 @@ export const SessionDetail = SessionDescription.extend({
 });
 
 export const MessageBody = z.object({ text: z.string() }).strict();
-export const MessageQuery = z.object({ wait: z.enum(['true', 'false']).default('true') });
+export const MessageQuery = z.object({
+  wait: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((w) => w === 'true' || w === '1'),
+});
 export const TurnResult = z.object({
   turnId: z.string(),
   stopReason: StopReasonSchema,

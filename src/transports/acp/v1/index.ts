@@ -88,7 +88,7 @@ class AcpV1Dialect implements Dialect {
         const p = parseParams(P.session, params);
         const link = this.links.get(p.sessionId);
         if (link) {
-          link.session.cancel();
+          link.cancelOwn();
           link.close();
           this.links.delete(p.sessionId);
         }
@@ -128,7 +128,10 @@ class AcpV1Dialect implements Dialect {
   notification(method: string, params: unknown): void {
     if (method !== 'session/cancel') return; // `$/cancel_request` and unknown `_x` notifications: nothing to abort
     const p = P.session.safeParse(params);
-    if (p.success && this.ctx.manager.has(p.data.sessionId)) this.ctx.manager.get(p.data.sessionId).cancel();
+    if (!p.success) return;
+    const link = this.links.get(p.data.sessionId);
+    if (link) link.cancel();
+    else if (this.ctx.manager.has(p.data.sessionId)) this.ctx.manager.get(p.data.sessionId).cancel();
   }
 
   close(): void {
@@ -140,8 +143,9 @@ class AcpV1Dialect implements Dialect {
   private async prompt(params: unknown): Promise<PromptResponse> {
     const p = parseParams(P.prompt, params);
     const link = this.linkOf(this.session(p.sessionId));
-    const { done } = await link.startTurn(promptText(p.prompt));
-    const r = (await done) as TurnResult;
+    const started = await link.startTurn(promptText(p.prompt));
+    if (started === 'cancelled') return { stopReason: 'cancelled' };
+    const r = (await started.done) as TurnResult;
     if (r.stopReason === 'error') {
       throw new RpcError(JSONRPC_INTERNAL_ERROR, link.turnError ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error' } });
     }

@@ -32,11 +32,11 @@ export function permissionRequest(sessionId: string, d: EventData<'permission_re
 
 /**
  * Asks this client and settles the core's pending request with its answer. Another client
- * (or the turn's cancellation) may have settled it first: then the answer is dropped.
+ * (or the turn's cancellation) may have settled it first: then `signal` withdraws the question.
  */
-export function askPermission(ctx: DialectContext, session: Session, d: EventData<'permission_requested'>): void {
+export function askPermission(ctx: DialectContext, session: Session, d: EventData<'permission_requested'>, signal?: AbortSignal): void {
   ctx
-    .request('session/request_permission', permissionRequest(session.id, d))
+    .request('session/request_permission', permissionRequest(session.id, d), signal)
     .then(
       (r) => decisionOf(r),
       // The client answered with an error (withdrawn, unsupported): that is no consent. A closed

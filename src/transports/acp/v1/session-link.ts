@@ -19,6 +19,12 @@ export interface LinkCaps {
 export class SessionLink {
   private off: (() => void) | undefined;
   private ownTurn = false;
+  /** The turn this client started, so Stop and close touch only that one. */
+  private myTurnId: string | undefined;
+  /** This client's prompt while it waits to start (MCP servers connecting, another turn running). */
+  private waiting: AbortController | undefined;
+  /** Permission prompts shown to this client, withdrawn when settled elsewhere or the turn ends. */
+  private readonly questions = new Map<string, AbortController>();
   private lastError: string | undefined;
   private files: FileAccess | undefined;
   private previousFiles: FileAccess | undefined;
@@ -50,33 +56,70 @@ export class SessionLink {
         this.send(mapper, e, isReplay);
         if (e.type === 'permission_requested') {
           if (isReplay) asked.set(e.data.requestId, e.data);
-          else askPermission(this.ctx, s, e.data);
+          else this.ask(e.data);
+        } else if (e.type === 'permission_resolved' && !isReplay) {
+          this.questions.get(e.data.requestId)?.abort(); // settled elsewhere: withdraw our prompt
+          this.questions.delete(e.data.requestId);
+        } else if (e.type === 'turn_end' && !isReplay) {
+          for (const q of this.questions.values()) q.abort();
+          this.questions.clear();
         }
       },
       replay ? 0 : undefined,
     );
     // A permission still pending from before this client came: ask it too, once it knows the session.
     const pending = s.permissions.ids().flatMap((id) => asked.get(id) ?? []);
-    if (pending.length) setImmediate(() => pending.forEach((d) => askPermission(this.ctx, s, d)));
+    if (pending.length) setImmediate(() => pending.forEach((d) => this.ask(d)));
     this.installFiles();
     this.mcp.connect(mcpServers);
   }
 
-  /** Starts this client's prompt as the session's next turn; turns are serialized per session. */
-  async startTurn(text: string): Promise<{ turnId: string; done: Promise<unknown> }> {
-    await this.mcp.ready;
-    for (;;) {
-      if (this.session.status === 'running') {
-        await this.session.settled(); // a cancelled (or another client's) turn unwinds first
-        continue;
+  /**
+   * Starts this client's prompt as the session's next turn (turns are serialized per session),
+   * or answers 'cancelled' when the client pressed Stop while the prompt was still waiting.
+   */
+  async startTurn(text: string): Promise<{ turnId: string; done: Promise<unknown> } | 'cancelled'> {
+    const waiting = new AbortController();
+    this.waiting = waiting;
+    try {
+      await untilAborted(this.mcp.ready, waiting.signal);
+      for (;;) {
+        if (waiting.signal.aborted) return 'cancelled';
+        if (this.session.status === 'running') {
+          await untilAborted(this.session.settled(), waiting.signal); // a cancelled (or another client's) turn unwinds first
+          continue;
+        }
+        this.ownTurn = true;
+        try {
+          const started = this.session.startTurn(text);
+          this.myTurnId = started.turnId;
+          return started;
+        } finally {
+          this.ownTurn = false;
+        }
       }
-      this.ownTurn = true;
-      try {
-        return this.session.startTurn(text);
-      } finally {
-        this.ownTurn = false;
-      }
+    } finally {
+      if (this.waiting === waiting) this.waiting = undefined;
     }
+  }
+
+  /** Stop: this client's waiting prompt, else its running turn, else whatever turn runs (it loaded one mid-turn). */
+  cancel(): void {
+    if (this.waiting) return this.waiting.abort();
+    const running = this.session.runningTurnId;
+    if (running && (running === this.myTurnId || this.myTurnId === undefined)) this.session.cancel();
+  }
+
+  /** Cancels only what this client started: closing one client's thread never stops another's turn. */
+  cancelOwn(): void {
+    this.waiting?.abort();
+    if (this.session.runningTurnId !== undefined && this.session.runningTurnId === this.myTurnId) this.session.cancel();
+  }
+
+  private ask(d: EventData<'permission_requested'>): void {
+    const q = new AbortController();
+    this.questions.set(d.requestId, q);
+    askPermission(this.ctx, this.session, d, q.signal);
   }
 
   /** The last error notice of the current turn, for a prompt that ends with stop reason `error`. */
@@ -105,8 +148,23 @@ export class SessionLink {
   close(): void {
     this.off?.();
     this.off = undefined;
+    for (const q of this.questions.values()) q.abort();
+    this.questions.clear();
     if (this.files && this.session.files === this.files && this.previousFiles) this.session.files = this.previousFiles;
     this.files = undefined;
     this.mcp.close();
   }
+}
+
+/** Resolves when `p` settles or `signal` aborts, whichever comes first. */
+function untilAborted(p: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    p.then(done, done);
+  });
 }

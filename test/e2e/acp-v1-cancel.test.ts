@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { V1Client } from './acp-v1-client.js';
+import { tempEnv, writeScript } from './harness.js';
+import { api, SseClient } from './http-harness.js';
+
+async function urlOf(c: V1Client): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const m = /"url":"([^"]+)"[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"url":"([^"]+)"/.exec(c.stderr);
+    const url = m?.[1] ?? m?.[2];
+    if (url) return url;
+    if (Date.now() > deadline) throw new Error(`no listening line; stderr:\n${c.stderr}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('ACP v1: Stop, close and permission prompts with other clients on the session', () => {
+  let env: ReturnType<typeof tempEnv>;
+  let c: V1Client | undefined;
+  beforeEach(() => {
+    env = tempEnv();
+  });
+  afterEach(async () => {
+    expect(c?.schemaErrors()).toEqual([]);
+    await c?.close();
+    env.cleanup();
+  });
+
+  it('Stop while the prompt still waits (an MCP server that never answers) answers cancelled and runs nothing', async () => {
+    const model = writeScript(env.ws, 'm.json', { responses: [{ chunks: ['should not run'] }] });
+    c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
+    await c.initialize();
+    const silent: { name: string; command: string; args: string[]; env: { name: string; value: string }[] } = {
+      name: 'silent',
+      command: process.execPath,
+      args: ['-e', 'setTimeout(() => {}, 60000)'],
+      env: [],
+    };
+    const { sessionId } = await c.agent.request<{ sessionId: string }>('session/new', { cwd: env.ws, mcpServers: [silent] });
+    const prompt = c.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    await c.agent.notify('session/cancel', { sessionId });
+    expect(((await prompt) as { stopReason: string }).stopReason).toBe('cancelled');
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(c.of(sessionId).some((u) => u.sessionUpdate === 'agent_message_chunk')).toBe(false);
+  });
+
+  it('a permission another client settles is withdrawn from this client with $/cancel_request', async () => {
+    const model = writeScript(env.ws, 'm.json', {
+      responses: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'p.txt', content: 'p' } }] }, { chunks: ['done'] }],
+    });
+    c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'suggest', '--http', '--port', '0'], { CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'info' });
+    c.permissionPolicy = () => 'hold';
+    const url = await urlOf(c);
+    await c.initialize({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
+    const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
+    const sse = new SseClient(url, `/session/${sessionId}/events`);
+    await sse.opened;
+    const prompt = c.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write' }] });
+    await sse.waitFor((frames) => frames.some((f) => f.event === 'loop_event' && f.data['kind'] === 'permission_request'));
+    const req = sse.frames.find((f) => f.data['kind'] === 'permission_request')!.data;
+    expect((await api(url, 'POST', `/session/${sessionId}/permission`, { id: req['id'], decision: 'allow' })).status).toBe(200);
+    expect((await prompt).stopReason).toBe('end_turn');
+    await c.waitFor((m) => m['method'] === '$/cancel_request');
+    expect(c.permissions).toHaveLength(1);
+    sse.kill();
+  });
+
+  it('closing this thread does not stop a turn another client is running', async () => {
+    const model = writeScript(env.ws, 'm.json', { responses: [{ chunks: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 100 }] });
+    c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`, '--http', '--port', '0'], { CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'info' });
+    const url = await urlOf(c);
+    await c.initialize();
+    const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
+    const http = api(url, 'POST', `/session/${sessionId}/message`, { text: 'slow' });
+    await c.waitFor((m) => m['method'] === 'session/update' && m['params']?.update?.sessionUpdate === 'agent_message_chunk');
+    await c.agent.request('session/close', { sessionId });
+    expect((await http).body).toMatchObject({ stopReason: 'end_turn', message: { text: 'abcdef' } });
+  });
+});

@@ -3,17 +3,6 @@ import { V1Client } from './acp-v1-client.js';
 import { tempEnv, writeScript } from './harness.js';
 import { api, SseClient } from './http-harness.js';
 
-async function urlOf(c: V1Client): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const m = /"url":"([^"]+)"[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"url":"([^"]+)"/.exec(c.stderr);
-    const url = m?.[1] ?? m?.[2];
-    if (url) return url;
-    if (Date.now() > deadline) throw new Error(`no listening line; stderr:\n${c.stderr}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('ACP v1: Stop, close and permission prompts with other clients on the session', () => {
   let env: ReturnType<typeof tempEnv>;
   let c: V1Client | undefined;
@@ -52,7 +41,7 @@ describe('ACP v1: Stop, close and permission prompts with other clients on the s
     });
     c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'suggest', '--http', '--port', '0'], { CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'info' });
     c.permissionPolicy = () => 'hold';
-    const url = await urlOf(c);
+    const url = await c.httpUrl();
     await c.initialize({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
     const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
     const sse = new SseClient(url, `/session/${sessionId}/events`);
@@ -70,7 +59,7 @@ describe('ACP v1: Stop, close and permission prompts with other clients on the s
   it('closing this thread does not stop a turn another client is running', async () => {
     const model = writeScript(env.ws, 'm.json', { responses: [{ chunks: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 100 }] });
     c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`, '--http', '--port', '0'], { CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'info' });
-    const url = await urlOf(c);
+    const url = await c.httpUrl();
     await c.initialize();
     const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
     const http = api(url, 'POST', `/session/${sessionId}/message`, { text: 'slow' });

@@ -130,6 +130,18 @@ export class V1Client {
     return errors;
   }
 
+  /** With --http (and FERRET_LOG_LEVEL=info): the bound URL from the "listening" log line. */
+  async httpUrl(timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const m = /"url":"([^"]+)"[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"url":"([^"]+)"/.exec(this.stderr);
+      const url = m?.[1] ?? m?.[2];
+      if (url) return url;
+      if (Date.now() > deadline) throw new Error(`no listening line; stderr:\n${this.stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   /** Resolves when a message matching `pred` has arrived. */
   async waitFor(pred: (m: Msg) => boolean, timeoutMs = 10_000): Promise<Msg> {
     const start = Date.now();

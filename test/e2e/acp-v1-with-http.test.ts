@@ -26,16 +26,10 @@ describe('an ACP v1 client on stdio and a ferret-shaped HTTP reader on one proce
       CHIMERA_HOME: env.home,
       FERRET_LOG_LEVEL: 'info',
     });
-    const deadline = Date.now() + 10_000;
-    let url: string | undefined;
-    while (!url && Date.now() < deadline) {
-      url = /"msg":"listening"[^\n]*"url":"([^"]+)"|"url":"([^"]+)"[^\n]*"msg":"listening"/.exec(c.stderr)?.slice(1).find(Boolean);
-      if (!url) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(url).toBeDefined();
+    const url = await c.httpUrl();
     await c.initialize();
     const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
-    const sse = new SseClient(url!, `/session/${sessionId}/events`);
+    const sse = new SseClient(url, `/session/${sessionId}/events`);
     expect(await sse.opened).toBe(200);
 
     const r = await c.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write and run' }] });

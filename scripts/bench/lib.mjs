@@ -82,6 +82,23 @@ export function rssKb(pid) {
 }
 
 /** Spawns `chimera ferret serve ARGS` with a private CHIMERA_HOME; speaks the ferret dialect on stdio. */
+/** Calls `onMessage(msg, arrivalEpochMs)` for each JSON line a stream carries (one clock read per chunk). */
+export function onJsonLines(stream, onMessage) {
+  let buf = '';
+  stream.setEncoding('utf8').on('data', (d) => {
+    const t = nowEpoch();
+    buf += d;
+    let i;
+    let start = 0;
+    while ((i = buf.indexOf('\n', start)) >= 0) {
+      const line = buf.slice(start, i);
+      start = i + 1;
+      if (line) onMessage(JSON.parse(line), t);
+    }
+    buf = buf.slice(start);
+  });
+}
+
 export class Ferret {
   constructor(args, { home, cwd, env = {}, nodeArgs = [] } = {}) {
     this.home = home;
@@ -103,19 +120,7 @@ export class Ferret {
       if (this.stderr.length > 1_000_000) this.stderr = this.stderr.slice(-200_000);
       this.onStderr?.(d);
     });
-    let buf = '';
-    this.child.stdout.setEncoding('utf8').on('data', (d) => {
-      const t = nowEpoch();
-      buf += d;
-      let i;
-      let start = 0;
-      while ((i = buf.indexOf('\n', start)) >= 0) {
-        const line = buf.slice(start, i);
-        start = i + 1;
-        if (line) this.handle(JSON.parse(line), t);
-      }
-      buf = buf.slice(start);
-    });
+    onJsonLines(this.child.stdout, (msg, t) => this.handle(msg, t));
     this.exited = new Promise((r) =>
       this.child.on('exit', (code, sig) => {
         for (const p of this.pending.values()) p.reject(new Error(`ferret exited (${code ?? sig}); stderr: ${this.stderr.slice(-2000)}`));

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferret, median, now, removeDir, tempDir, track, withTimeout } from './lib.mjs';
+import { Ferret, median, now, onJsonLines, removeDir, tempDir, track, withTimeout } from './lib.mjs';
 
 const FLOOR_SRC = `
 const fs = require('node:fs');
@@ -71,18 +71,7 @@ async function ferretLoad(home, ws, id) {
 async function floorLoad(file) {
   const c = track(spawn(process.execPath, ['-e', FLOOR_SRC, file], { stdio: ['pipe', 'pipe', 'ignore'] }));
   await new Promise((r) => setTimeout(r, 300)); // let it start; start-up is not what we time
-  let buf = '';
-  const done = new Promise((r) => c.stdout.setEncoding('utf8').on('data', (d) => {
-    buf += d;
-    let i;
-    let s = 0;
-    while ((i = buf.indexOf('\n', s)) >= 0) {
-      const m = JSON.parse(buf.slice(s, i));
-      s = i + 1;
-      if (m.id === 1) r(now());
-    }
-    buf = buf.slice(s);
-  }));
+  const done = new Promise((r) => onJsonLines(c.stdout, (m) => m.id === 1 && r(now())));
   const t0 = now();
   c.stdin.write('go\n');
   const t1 = await withTimeout(done, 60_000, 'floor load');

@@ -12,7 +12,7 @@
 //             frames to one HTTP response; the same client code reads both.
 import { spawn } from 'node:child_process';
 import {
-  Ferret, SseReader, chunkScript, eventTsBySeq, median, now, nowEpoch, percentile, removeDir, tempDir, track, withTimeout, writeScript,
+  Ferret, SseReader, chunkScript, eventTsBySeq, median, now, onJsonLines, percentile, removeDir, tempDir, track, withTimeout, writeScript,
 } from './lib.mjs';
 
 const FLOOR_SRC = `
@@ -59,22 +59,12 @@ async function floorOnce(n, delayMs) {
   const reader = new SseReader(url, '/', { mode: 'parse', onLoopEvent: (p, t) => { sse.set(p.seq, t); } });
   await reader.opened;
   await withTimeout(new Promise((r) => { const i = setInterval(() => { if (err.includes('ready')) { clearInterval(i); r(); } }, 2); }), 5000, 'floor ready');
-  let buf = '';
   let acpDone;
   const acpAll = new Promise((r) => (acpDone = r));
-  c.stdout.setEncoding('utf8').on('data', (d) => {
-    const t = nowEpoch();
-    buf += d;
-    let i;
-    let s = 0;
-    while ((i = buf.indexOf('\n', s)) >= 0) {
-      const m = JSON.parse(buf.slice(s, i));
-      s = i + 1;
-      acp.set(m.params.seq, t);
-      tsBySeq.set(m.params.seq, m.params.ts);
-      if (acp.size === n) acpDone(now());
-    }
-    buf = buf.slice(s);
+  onJsonLines(c.stdout, (m, t) => {
+    acp.set(m.params.seq, t);
+    tsBySeq.set(m.params.seq, m.params.ts);
+    if (acp.size === n) acpDone(now());
   });
   const t0 = now();
   c.stdin.write('go\n');

@@ -53,8 +53,4 @@ export class EventBus {
   seed(events: SessionEvent[]): void {
     this.ring.push(...events);
   }
-
-  get lastSeq(): number {
-    return this.ring.at(-1)?.seq ?? 0;
-  }
 }

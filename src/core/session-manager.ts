@@ -24,12 +24,9 @@ export interface NewSessionOptions {
 }
 
 
-export type SessionListener = (session: Session) => void;
-
 /** Owns every session of the server; sessions belong to it, not to a connection. */
 export class SessionManager {
   private readonly live = new Map<string, Session>();
-  private readonly onCreate = new Set<SessionListener>();
 
   constructor(
     readonly deps: SessionDeps,
@@ -59,7 +56,6 @@ export class SessionManager {
     });
     session.saveMeta();
     this.live.set(id, session);
-    for (const l of this.onCreate) l(session);
     return session;
   }
 
@@ -108,15 +104,6 @@ export class SessionManager {
       if (m) out.push({ ...m, status: 'idle', live: false });
     }
     return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-  }
-
-  liveSessions(): Session[] {
-    return [...this.live.values()];
-  }
-
-  onSessionCreated(l: SessionListener): () => void {
-    this.onCreate.add(l);
-    return () => this.onCreate.delete(l);
   }
 
   /** Graceful stop: cancel running turns, wait for them, flush and close every log. */

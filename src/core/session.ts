@@ -138,13 +138,6 @@ export class Session {
     return { turnId, done };
   }
 
-  /** A prompt that arrives while a cancelled turn is still unwinding waits for it (ACP v1 clients do this). */
-  async startTurnAfterCancel(text: string): Promise<{ turnId: string; done: Promise<TurnResult> }> {
-    const r = this.running;
-    if (r?.controller.signal.aborted) await r.done.catch(() => undefined);
-    return this.startTurn(text);
-  }
-
   cancel(): boolean {
     if (!this.running) return false;
     this.running.controller.abort();
@@ -205,10 +198,6 @@ export class Session {
     } catch (err) {
       this.deps.logger.error({ err, sessionId: this.id }, 'session meta write failed');
     }
-  }
-
-  flush(): void {
-    this.writer.flush();
   }
 
   close(): void {

@@ -1,7 +1,7 @@
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { classifyBash } from '../sandbox/classifier.js';
 import { normalizeBash } from '../sandbox/normalize.js';
-import { checkFilePath } from '../sandbox/paths.js';
+import { checkRealPath, realPathOf } from '../sandbox/paths.js';
 import { decide, type PolicyVerdict } from '../sandbox/policy.js';
 import { jsonSchemaOf, type Tool, type ToolContext } from '../tools/define.js';
 import type { ToolSpec } from '../providers/provider.js';
@@ -48,6 +48,8 @@ export async function runToolCall(session: Session, turnId: string, call: ToolCa
   const name = tool?.id ?? call.name;
   const parsed = tool?.schema.safeParse(call.args);
   const args = parsed?.success ? (parsed.data as Record<string, unknown>) : call.args;
+  // Each path the call names, resolved once: reported, judged by the sandbox and the rules, keyed, used.
+  const reals = tool && parsed?.success ? tool.paths(parsed.data).map((p) => realPathOf(resolve(session.state.cwd, p))) : [];
   session.emit({
     type: 'tool_call_start',
     data: {
@@ -57,7 +59,7 @@ export async function runToolCall(session: Session, turnId: string, call: ToolCa
       args,
       kind: tool?.kind ?? 'other',
       title: tool && parsed?.success ? tool.title(parsed.data) : name,
-      locations: tool && parsed?.success ? tool.paths(parsed.data).map((p) => ({ path: checkFilePath({ workspace: session.state.cwd, path: p, write: false, mode: 'danger-full-access' }).real })) : [],
+      locations: reals.map((path) => ({ path })),
     },
   });
   const end = (status: ToolStatus, output: string, extra: { exitCode?: number | null; capReached?: boolean } = {}): ToolResult => {
@@ -86,18 +88,19 @@ export async function runToolCall(session: Session, turnId: string, call: ToolCa
   const cwd = session.state.cwd;
   const sandbox = session.state.sandbox;
   let runArgs = data;
-  for (const p of tool.paths(data)) {
-    const v = checkFilePath({ workspace: cwd, path: p, write: tool.effect === 'write', mode: sandbox });
+  const named = tool.paths(data);
+  for (const [i, real] of reals.entries()) {
+    const v = checkRealPath({ workspace: cwd, real, write: tool.effect === 'write', mode: sandbox });
     if (!v.ok) {
       session.emit({ type: 'sandbox_violation', data: { callId: call.id, tool: name, path: v.real, mode: sandbox, reason: v.reason } });
       return end('failed', `sandbox (${sandbox}) refused ${name}: ${v.reason}`);
     }
     // The tool works on the path that was checked, not on a name a symlink could re-point later.
-    if (p === data['path']) runArgs = { ...data, path: v.real };
+    if (named[i] === data['path']) runArgs = { ...data, path: real };
   }
 
-  const key = await auditKey(tool, data, cwd);
-  const verdict = await judge(session, tool, data, key);
+  const key = await auditKey(tool, data, reals);
+  const verdict = await judge(session, tool, data, key, reals[0]);
   if (verdict.action === 'deny') {
     audit(session, name, key, 'deny', verdict.by, verdict);
     return end('denied', `ferret refused this call: ${verdict.reason}`);
@@ -146,26 +149,24 @@ export async function runToolCall(session: Session, turnId: string, call: ToolCa
   }
 }
 
-async function judge(session: Session, tool: Tool, args: Record<string, unknown>, key: string): Promise<PolicyVerdict> {
+async function judge(session: Session, tool: Tool, args: Record<string, unknown>, key: string, firstReal: string | undefined): Promise<PolicyVerdict> {
   const cwd = session.state.cwd;
   const persisted = session.deps.audit.lookup(cwd, tool.id, key);
-  const firstPath = tool.paths(args)[0];
   const bash = tool.id === 'bash' ? await classifyBash(String(args['command']), session.deps.rules) : undefined;
   return decide({
     preset: session.state.approval,
     tool: tool.id,
     effect: tool.effect,
     rules: session.deps.rules,
-    ...(firstPath !== undefined ? { path: relative(cwd, checkFilePath({ workspace: cwd, path: firstPath, write: false, mode: 'danger-full-access' }).real) } : {}),
+    ...(firstReal !== undefined ? { path: relative(cwd, firstReal) } : {}),
     ...(bash ? { bash } : {}),
     ...(persisted ? { persisted } : {}),
   });
 }
 
 /** The key "always"/"never" persist under: normalized so quoting and spacing do not matter. */
-async function auditKey(tool: Tool, args: Record<string, unknown>, cwd: string): Promise<string> {
+async function auditKey(tool: Tool, args: Record<string, unknown>, paths: string[]): Promise<string> {
   if (tool.id === 'bash') return normalizeBash(String(args['command']));
-  const paths = tool.paths(args).map((p) => checkFilePath({ workspace: cwd, path: p, write: false, mode: 'danger-full-access' }).real);
   const rest = Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'path').sort(([a], [b]) => a.localeCompare(b)));
   return JSON.stringify({ paths, ...rest });
 }

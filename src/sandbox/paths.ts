@@ -43,13 +43,13 @@ export function isInside(root: string, p: string): boolean {
  * workspace-write a file tool stays in the workspace, nothing is written under read-only,
  * and .git/ is read-only (its hooks are code execution).
  */
-export function checkFilePath(opts: {
-  workspace: string;
-  path: string;
-  write: boolean;
-  mode: SandboxMode;
-}): PathVerdict {
-  const real = realPathOf(resolve(opts.workspace, opts.path));
+export function checkFilePath(opts: { workspace: string; path: string; write: boolean; mode: SandboxMode }): PathVerdict {
+  return checkRealPath({ ...opts, real: realPathOf(resolve(opts.workspace, opts.path)) });
+}
+
+/** The same judgement for a path already resolved with realPathOf (resolve once, judge and report it). */
+export function checkRealPath(opts: { workspace: string; real: string; write: boolean; mode: SandboxMode }): PathVerdict {
+  const real = opts.real;
   if (opts.mode === 'danger-full-access') return { ok: true, real };
   if (!isInside(opts.workspace, real)) {
     return { ok: false, real, reason: `${real} is outside the workspace ${opts.workspace}` };

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { Command, Option } from 'commander';
-import { BUILTIN_TOOL_IDS } from '../tools/registry.js';
-import { APPROVAL_PRESETS, SANDBOX_MODES } from '../core/types.js';
+import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES } from '../core/index.js';
 import { createLogger } from './logger.js';
 import { FlagError, parseServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';

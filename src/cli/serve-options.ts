@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { APPROVAL_PRESETS, ApprovalPresetSchema, SANDBOX_MODES, SandboxModeSchema } from '../core/types.js';
+import { APPROVAL_PRESETS, ApprovalPresetSchema, SANDBOX_MODES, SandboxModeSchema } from '../protocol/index.js';
 
 /** Raw commander values → validated serve options; each failure names the flag and what it accepts. */
 export const ServeFlagsSchema = z.object({

@@ -1,15 +1,7 @@
 import type { Logger } from 'pino';
-import { SessionManager, type SessionDeps } from '../core/index.js';
-import { createProviderFactories } from '../providers/registry.js';
-import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
-import { buildRuleSet } from '../sandbox/rules.js';
-import { AuditLog } from '../store/audit-log.js';
-import { auditFile, chimeraHome } from '../store/paths.js';
-import { ToolRegistry, BUILTIN_TOOLS } from '../tools/registry.js';
+import { createCore } from '../core/index.js';
 import { AcpConnection } from '../transports/acp/connection.js';
 import { LineChannel } from '../transports/acp/line-channel.js';
-import { loadConfig, mcpSpecs } from './config.js';
-import { createMcpPool } from '../tools/mcp-pool.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
@@ -17,26 +9,15 @@ const SHUTDOWN_DEADLINE_MS = 5000;
 
 /** The composition root: builds the core once and starts the transports that share it. */
 export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
-  const home = chimeraHome();
-  const config = loadConfig(home);
-  const deps: SessionDeps = {
-    home,
-    resolver: createModelResolver(createProviderFactories(config, process.env)),
-    tools: new ToolRegistry(BUILTIN_TOOLS, opts.allowedTools),
-    rules: buildRuleSet(config.rules),
-    audit: new AuditLog(auditFile(home)),
+  const core = createCore({
     logger,
-    env: process.env,
-    maxSteps: config.maxSteps ?? 50,
-    mcp: createMcpPool(mcpSpecs(config), logger),
-  };
-  const manager = new SessionManager(deps, {
     cwd: opts.cwd,
-    model: pickDefaultModel({ flag: opts.model, env: process.env, configModel: config.model }),
-    mode: 'code',
+    model: opts.model,
     sandbox: opts.sandbox,
     approval: opts.approval,
+    allowedTools: opts.allowedTools,
   });
+  const manager = core.manager;
 
   const closers: (() => Promise<void>)[] = [];
   let stopping: Promise<void> | undefined;
@@ -49,8 +30,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
         logger.flush();
         process.exit(1);
       }, SHUTDOWN_DEADLINE_MS);
-      await manager.shutdown();
-      await deps.mcp?.close().catch((err: unknown) => logger.error({ err }, 'closing MCP servers failed'));
+      await core.close();
       for (const close of closers) await close().catch((err: unknown) => logger.error({ err }, 'close failed'));
       logger.flush();
       process.exitCode = code;

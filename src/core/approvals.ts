@@ -1,5 +1,5 @@
-import { FerretError } from './errors.js';
-import type { Decision } from './types.js';
+import { FerretError } from '../protocol/index.js';
+import type { Decision } from '../protocol/index.js';
 
 interface Pending {
   resolve: (d: { decision: Decision; by: string }) => void;

@@ -1,4 +1,4 @@
-import type { SessionEvent } from './events.js';
+import type { SessionEvent } from '../protocol/index.js';
 
 export type Listener = (event: SessionEvent) => void;
 

@@ -1,7 +1,7 @@
 import type { ModelProvider } from '../providers/provider.js';
-import type { Session } from './session.js';
 import { SUMMARY_PREFIX } from './session-state.js';
-import type { Message, Usage } from './types.js';
+import type { Message, Usage } from '../protocol/index.js';
+import type { TurnHost } from './turn-host.js';
 
 /** Compact when the last call's prompt and reply fill this much of the context window. */
 export const COMPACT_AT = 0.8;
@@ -22,7 +22,7 @@ function keptFrom(history: Message[]): number {
  * model itself and replaced by that summary, instead of letting the provider fail the turn.
  * Returns the summary call's usage (to be billed), or undefined when nothing was compacted.
  */
-export async function compactIfNeeded(session: Session, model: ModelProvider, turnId: string, signal: AbortSignal): Promise<Usage | undefined> {
+export async function compactIfNeeded(session: TurnHost, model: ModelProvider, turnId: string, signal: AbortSignal): Promise<Usage | undefined> {
   const window = model.contextWindow;
   const used = session.state.lastCallTokens;
   if (!window || used < window * COMPACT_AT) return undefined;
@@ -38,7 +38,7 @@ export async function compactIfNeeded(session: Session, model: ModelProvider, tu
       messages: [...history.slice(0, cut), { role: 'user', text: 'Summarise the conversation so far as instructed.' }],
       tools: [],
       signal,
-      callIndex: session.state.modelCalls,
+      callIndex: session.state.modelCalls - session.state.modelCallBase,
     });
     for await (const part of stream) {
       if (part.type === 'text') summary += part.text;

@@ -1,13 +1,11 @@
-// The core's public face: transports import from here and nowhere else in the core.
+// The core's public face: transports and the CLI import from here and nowhere else in the core.
+export { createCore } from './create-core.js';
+export type { Core, CoreOptions } from './create-core.js';
 export { SessionManager } from './session-manager.js';
 export type { NewSessionOptions, SessionDefaults } from './session-manager.js';
-export { SessionSummarySchema } from '../store/session-meta.js';
-export type { SessionSummary } from '../store/session-meta.js';
 export { Session } from './session.js';
-export type { SessionDeps, TurnResult } from './session.js';
-export { FerretError, isFerretError, errorText, ERROR_CODES } from './errors.js';
-export type { ErrorCode } from './errors.js';
-export { SessionEventSchema } from './events.js';
-export type { SessionEvent, EventType, EventOf, EventData } from './events.js';
-export * from './types.js';
-export type { FileAccess, Tool } from '../tools/define.js';
+export type { AttachOptions, ClientAttachment } from './session.js';
+export type { SessionDeps } from './turn-host.js';
+export { BUILTIN_TOOL_IDS } from '../tools/registry.js';
+export type { Tool } from '../tools/define.js';
+export * from '../protocol/index.js';

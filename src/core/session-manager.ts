@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readEventLog, repairTail } from '../store/event-log.js';
-import { eventsFile, SESSION_ID_PATTERN } from '../store/paths.js';
-import { listStoredSessionIds, readMeta, type SessionSummary } from '../store/session-meta.js';
-import { FerretError } from './errors.js';
-import { Session, type SessionDeps } from './session.js';
-import type { AgentMode, ApprovalPreset, SandboxMode } from './types.js';
+import { eventsFile } from '../store/paths.js';
+import { listStoredSessionIds, readMeta } from '../store/session-meta.js';
+import { FerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
+import { checkModel } from './model-check.js';
+import { Session } from './session.js';
+import type { SessionDeps } from './turn-host.js';
 
 export interface SessionDefaults {
   cwd: string;
@@ -36,7 +37,8 @@ export class SessionManager {
   create(opts: NewSessionOptions = {}): Session {
     const cwd = resolveWorkspace(opts.cwd ?? this.defaults.cwd, this.defaults.cwd);
     const model = opts.model ?? this.defaults.model;
-    if (model.startsWith('scripted:')) this.deps.resolver.resolve(model, cwd); // malformed file: refuse now, naming the field
+    // A typo, a missing key or a malformed scripted file: refuse now, naming the field.
+    if (opts.model !== undefined || model.startsWith('scripted:')) checkModel(this.deps.resolver, model, cwd);
     const id = randomUUID();
     let session: Session;
     try {
@@ -78,10 +80,9 @@ export class SessionManager {
     if (read.events[0]?.type !== 'session_created') {
       throw new FerretError('storage', `session ${id}: its log does not start with session_created`);
     }
-    const session = new Session(id, this.deps, read.events); // takes the session's lock first
-    repairTail(file, read);
     // Sandbox is fixed per server: a loaded session runs under this server's mode.
-    session.state.sandbox = this.defaults.sandbox;
+    const session = new Session(id, this.deps, read.events, this.defaults.sandbox); // takes the session's lock first
+    repairTail(file, read);
     if (read.tornTail || read.badLines) {
       this.deps.logger.warn({ sessionId: id, tornTail: read.tornTail, badLines: read.badLines }, 'session log was damaged; loaded what was whole');
       session.emit({

@@ -1,5 +1,4 @@
-import type { SessionEvent } from './events.js';
-import { ZERO_USAGE, type AgentMode, type ApprovalPreset, type Message, type SandboxMode, type Usage } from './types.js';
+import { ZERO_USAGE, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type SandboxMode, type Usage } from '../protocol/index.js';
 
 /** Everything about a session that its event log determines; a load is a fold of this. */
 export interface SessionState {
@@ -15,8 +14,10 @@ export interface SessionState {
   createdAt: number;
   updatedAt: number;
   turns: number;
-  /** Model calls made so far (replies and summaries): the scripted model's position. */
+  /** Model calls made so far (replies and summaries). */
   modelCalls: number;
+  /** modelCalls when the current model was set: a replayable model's position is the difference. */
+  modelCallBase: number;
   /** Tokens of the last model call (prompt and reply): the next prompt is at least this big. */
   lastCallTokens: number;
   /** Files the agent's tools pointed at: their folders' AGENTS.md join the system prompt. */
@@ -40,6 +41,7 @@ export function emptyState(): SessionState {
     updatedAt: 0,
     turns: 0,
     modelCalls: 0,
+    modelCallBase: 0,
     lastCallTokens: 0,
     touched: new Set(),
   };
@@ -73,6 +75,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
     case 'model_changed':
       s.model = e.data.new;
+      s.modelCallBase = s.modelCalls; // a new scripted file starts at its first response
       return;
     case 'cost_update':
       s.usage = { input: e.data.input, output: e.data.output, cache: e.data.cache, reasoning: e.data.reasoning };

@@ -1,60 +1,77 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
+import {
+  errorText,
+  FerretError,
+  type AgentMode,
+  type ApprovalPreset,
+  type Decision,
+  type EventDraft,
+  type EventOf,
+  type FileAccess,
+  type McpServerSpec,
+  type SandboxMode,
+  type SessionEvent,
+  type SessionMeta,
+  type SessionSummary,
+  type TurnResult,
+} from '../protocol/index.js';
 import { EventLogWriter, readEventLog } from '../store/event-log.js';
 import { eventsFile, sessionDir } from '../store/paths.js';
 import { lockSession } from '../store/session-lock.js';
-import { writeMeta, type SessionMeta, type SessionSummary } from '../store/session-meta.js';
-import type { FileAccess, Tool } from '../tools/define.js';
+import { writeMeta } from '../store/session-meta.js';
+import type { Tool } from '../tools/define.js';
+import { createMcpPool, type McpPool } from '../tools/mcp-pool.js';
 import { nodeFiles } from '../tools/node-files.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { McpPool } from '../tools/mcp-pool.js';
-import type { AuditLog } from '../store/audit-log.js';
-import type { RuleSet } from '../sandbox/rules.js';
-import type { ModelResolver } from '../providers/resolve.js';
 import { PendingPermissions } from './approvals.js';
 import { EventBus, type Listener } from './bus.js';
-import { FerretError } from './errors.js';
-import type { EventDraft, EventOf, SessionEvent } from './events.js';
+import { checkModel } from './model-check.js';
 import { applyEvent, emptyState, type SessionState } from './session-state.js';
-import type { AgentMode, ApprovalPreset, Decision, StopReason } from './types.js';
+import type { SessionDeps, TurnHost } from './turn-host.js';
 import { runTurn } from './turn.js';
-
-/** What every session shares: the server's wiring, built once by the composition root. */
-export interface SessionDeps {
-  home: string;
-  resolver: ModelResolver;
-  tools: ToolRegistry;
-  rules: RuleSet;
-  audit: AuditLog;
-  logger: Logger;
-  env: NodeJS.ProcessEnv;
-  maxSteps: number;
-  /** MCP servers from config.json, shared by all sessions; connected on first use. */
-  mcp?: McpPool;
-}
-
-export interface TurnResult {
-  turnId: string;
-  stopReason: StopReason;
-  message: { role: 'assistant'; text: string };
-}
 
 interface RunningTurn {
   turnId: string;
+  origin: string | undefined;
   controller: AbortController;
   done: Promise<TurnResult>;
 }
 
-export class Session {
-  readonly state: SessionState = emptyState();
-  readonly permissions = new PendingPermissions();
-  readonly bus: EventBus;
-  /** File access for tools; an ACP v1 client with fs capabilities swaps in its editor buffers. */
-  files: FileAccess = nodeFiles;
-  /** Tools contributed by MCP servers attached to this session (ACP v1 mcpServers). */
-  extraTools: Tool[] = [];
-  /** Tools of config.json's MCP servers, filled in at the start of a turn. */
-  configTools: Tool[] = [];
+/** What a client brings when it attaches: its editor's file seam and the MCP servers it asked for. */
+export interface AttachOptions {
+  /** Who this is; turns it starts carry it as their origin. Unique per client. */
+  clientId: string;
+  /** The editor's buffers; what it leaves out is served from disk. */
+  files?: Partial<FileAccess>;
+  mcpServers?: McpServerSpec[];
+}
+
+/** One client's attachment to a session; `detach` gives back what it brought. */
+export interface ClientAttachment {
+  readonly clientId: string;
+  /** Settles when the client's MCP servers are connected (or failed, said in a notice). */
+  readonly ready: Promise<void>;
+  detach(): void;
+}
+
+interface Attached {
+  files: FileAccess | undefined;
+  pool: McpPool | undefined;
+  tools: Tool[];
+}
+
+/**
+ * One live session: its state is a fold of its event log; transports send it commands
+ * (startTurn, cancel, respondPermission, set*, attach) and read its events, never its fields.
+ */
+export class Session implements TurnHost {
+  private readonly st: SessionState = emptyState();
+  private readonly permissions = new PendingPermissions();
+  private readonly bus: EventBus;
+  /** Attached clients, oldest first: the newest with an editor seam serves turns started elsewhere. */
+  private readonly attached = new Map<string, Attached>();
+  /** Tools of config.json's MCP servers, loaded at the start of a turn. */
+  private configTools: Tool[] = [];
   private seq = 0;
   private writer: EventLogWriter;
   private readonly releaseLock: () => void;
@@ -65,6 +82,8 @@ export class Session {
     readonly id: string,
     readonly deps: SessionDeps,
     history: SessionEvent[] = [],
+    /** The server's sandbox, which a loaded session runs under whatever it was created with. */
+    sandbox?: SandboxMode,
   ) {
     const lock = lockSession(sessionDir(deps.home, id));
     if ('owner' in lock) {
@@ -85,10 +104,16 @@ export class Session {
       (err) => deps.logger.warn({ err, sessionId: id }, 'event listener threw'),
     );
     for (const e of history) {
-      applyEvent(this.state, e);
+      applyEvent(this.st, e);
       this.seq = e.seq;
     }
     this.bus.seed(history.slice(-4096));
+    if (sandbox) this.st.sandbox = sandbox;
+  }
+
+  /** Everything the log determines (read only: it changes by events alone). */
+  get state(): Readonly<SessionState> {
+    return this.st;
   }
 
   get status(): 'idle' | 'running' {
@@ -109,7 +134,7 @@ export class Session {
     const widened: EventDraft = draft;
     const event: SessionEvent = { seq: ++this.seq, sessionId: this.id, ts: Date.now(), ...widened };
     this.writer.append(event);
-    applyEvent(this.state, event);
+    applyEvent(this.st, event);
     this.bus.publish(event);
     return event as EventOf<E['type']>;
   }
@@ -118,8 +143,71 @@ export class Session {
     return this.bus.subscribe(listener, afterSeq);
   }
 
-  /** Starts a turn and returns at once; `done` settles when it ends. */
-  startTurn(text: string): { turnId: string; done: Promise<TurnResult> } {
+  /**
+   * Attaches a client: its editor seam serves its turns (and turns started elsewhere while it is
+   * the newest editor attached); its MCP servers connect in the background through the one pool path.
+   */
+  attach(opts: AttachOptions): ClientAttachment {
+    this.detach(opts.clientId); // the same client attaching again replaces what it brought
+    const specs = opts.mcpServers ?? [];
+    const pool = specs.length ? createMcpPool(specs, this.deps.logger, 'the client') : undefined;
+    const files = opts.files && (opts.files.readText || opts.files.writeText) ? { ...nodeFiles, ...opts.files } : undefined;
+    const entry: Attached = { files, pool, tools: [] };
+    this.attached.set(opts.clientId, entry);
+    const ready = pool
+      ? pool.tools().then(
+          ({ tools, failures }) => {
+            if (this.attached.get(opts.clientId) !== entry) return;
+            entry.tools = tools;
+            for (const text of failures) this.emit({ type: 'notice', data: { level: 'warning', text } });
+          },
+          (err: unknown) => void this.emit({ type: 'notice', data: { level: 'warning', text: `MCP servers could not be connected: ${errorText(err)}` } }),
+        )
+      : Promise.resolve();
+    return { clientId: opts.clientId, ready, detach: () => this.detach(opts.clientId, entry) };
+  }
+
+  private detach(clientId: string, only?: Attached): void {
+    const entry = this.attached.get(clientId);
+    if (!entry || (only && entry !== only)) return;
+    this.attached.delete(clientId);
+    void entry.pool?.close().catch((err: unknown) => this.deps.logger.warn({ err, clientId }, 'closing MCP servers failed'));
+  }
+
+  tools(): ToolRegistry {
+    const extra = [...this.configTools];
+    const taken = new Set(extra.map((t) => t.id));
+    for (const a of this.attached.values()) {
+      for (const t of a.tools) {
+        if (taken.has(t.id)) continue;
+        taken.add(t.id);
+        extra.push(t);
+      }
+    }
+    return extra.length ? this.deps.tools.with(extra) : this.deps.tools;
+  }
+
+  filesFor(origin: string | undefined): FileAccess {
+    const own = origin !== undefined ? this.attached.get(origin)?.files : undefined;
+    if (own) return own;
+    let newest: FileAccess | undefined;
+    for (const a of this.attached.values()) if (a.files) newest = a.files;
+    return newest ?? nodeFiles;
+  }
+
+  async loadConfigTools(): Promise<void> {
+    if (!this.deps.mcp) return;
+    try {
+      const { tools, failures } = await this.deps.mcp.tools();
+      this.configTools = tools;
+      for (const text of failures) this.emit({ type: 'notice', data: { level: 'warning', text } });
+    } catch (err) {
+      this.emit({ type: 'notice', data: { level: 'warning', text: `MCP servers from config.json are unavailable: ${errorText(err)}` } });
+    }
+  }
+
+  /** Starts a turn and returns at once; `done` settles when it ends. `origin` names the client. */
+  startTurn(text: string, origin?: string): { turnId: string; done: Promise<TurnResult> } {
     if (this.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
     if (this.running) {
       throw new FerretError(
@@ -130,11 +218,11 @@ export class Session {
     }
     const turnId = `turn_${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
-    const done = runTurn(this, turnId, text, controller.signal).finally(() => {
+    const done = runTurn(this, { turnId, text, origin, signal: controller.signal }).finally(() => {
       this.running = undefined;
       this.saveMeta();
     });
-    this.running = { turnId, controller, done };
+    this.running = { turnId, origin, controller, done };
     return { turnId, done };
   }
 
@@ -149,33 +237,43 @@ export class Session {
     await this.running?.done.catch(() => undefined);
   }
 
+  askPermission(requestId: string, signal: AbortSignal) {
+    return this.permissions.wait(requestId, signal);
+  }
+
   respondPermission(requestId: string, decision: Decision, by: string): void {
     this.permissions.respond(requestId, decision, by);
   }
 
+  /** Permission requests still waiting for an answer. */
+  pendingPermissions(): string[] {
+    return this.permissions.ids();
+  }
+
   setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset } {
-    const old = this.state.approval;
+    const old = this.st.approval;
     this.emit({ type: 'approval_changed', data: { old, new: preset } });
     return { old, new: preset };
   }
 
   setMode(mode: AgentMode): AgentMode {
-    const old = this.state.mode;
+    const old = this.st.mode;
     if (old !== mode) this.emit({ type: 'mode_changed', data: { old, new: mode } });
     this.saveMeta();
     return mode;
   }
 
+  /** Refuses a model that cannot run (unknown id, bad scripted file, no key) before it is set. */
   setModel(model: string): string {
-    if (model.startsWith('scripted:')) this.deps.resolver.resolve(model, this.state.cwd); // reject a bad file now
-    const old = this.state.model;
+    checkModel(this.deps.resolver, model, this.st.cwd);
+    const old = this.st.model;
     if (old !== model) this.emit({ type: 'model_changed', data: { old, new: model } });
     this.saveMeta();
     return model;
   }
 
   meta(): SessionMeta {
-    const s = this.state;
+    const s = this.st;
     return {
       sessionId: this.id,
       cwd: s.cwd,
@@ -203,6 +301,7 @@ export class Session {
   close(): void {
     this.closed = true;
     this.cancel();
+    for (const id of [...this.attached.keys()]) this.detach(id);
     this.writer.close();
     this.releaseLock();
   }

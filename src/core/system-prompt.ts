@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import type { AgentMode } from './types.js';
-import type { OfferedTool } from './tool-runner.js';
+import type { AgentMode } from '../protocol/index.js';
+import type { OfferedTool } from './turn-host.js';
 
 const BASE: Record<AgentMode, string> = {
   code:

@@ -1,52 +1,59 @@
 import { ModelError, type ModelProvider } from '../providers/provider.js';
 import { compactIfNeeded } from './compaction.js';
-import { errorText } from './errors.js';
-import type { Session, TurnResult } from './session.js';
+import { errorText, usdOf, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { systemPrompt } from './system-prompt.js';
 import { offeredTools, runToolCall } from './tool-runner.js';
-import { usdOf, type StopReason, type ToolCall, type ToolResult, type Usage } from './types.js';
+import type { TurnHost } from './turn-host.js';
+
+export interface TurnStart {
+  turnId: string;
+  text: string;
+  /** The client that started the turn. */
+  origin: string | undefined;
+  signal: AbortSignal;
+}
+
+/** How the loop ended, and for `error` the sentence that says why. */
+interface LoopEnd {
+  stop: StopReason;
+  error?: string;
+}
 
 /**
  * The agent loop: model call → streamed text → tool calls → gate → run → results back to
  * the model, until a reply without tool calls, the step limit, cancellation or an error.
  */
-export async function runTurn(session: Session, turnId: string, text: string, signal: AbortSignal): Promise<TurnResult> {
-  session.emit({ type: 'turn_start', data: { turnId, text } });
+export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResult> {
+  const { turnId, text, origin, signal } = t;
+  session.emit({ type: 'turn_start', data: { turnId, text, ...(origin !== undefined ? { origin } : {}) } });
   session.emit({ type: 'message', data: { turnId, message: { role: 'user', text } } });
   let lastText = '';
-  let stop: StopReason;
-  if (session.deps.mcp) {
-    try {
-      const { tools, failures } = await session.deps.mcp.tools();
-      session.configTools = tools;
-      for (const text of failures) session.emit({ type: 'notice', data: { level: 'warning', text } });
-    } catch (err) {
-      session.emit({ type: 'notice', data: { level: 'warning', text: `MCP servers from config.json are unavailable: ${errorText(err)}` } });
-    }
-  }
+  let end: LoopEnd;
+  await session.loadConfigTools();
   try {
-    stop = await loop(session, turnId, signal, (t) => (lastText = t));
+    end = await loop(session, t, (s) => (lastText = s));
   } catch (err) {
-    stop = signal.aborted ? 'cancelled' : 'error';
-    if (!signal.aborted) session.emit({ type: 'notice', data: { level: 'error', text: errorText(err) } });
+    end = signal.aborted ? { stop: 'cancelled' } : { stop: 'error', error: errorText(err) };
   }
-  session.emit({ type: 'turn_end', data: { turnId, stopReason: stop, text: lastText } });
-  return { turnId, stopReason: stop, message: { role: 'assistant', text: lastText } };
+  if (end.error !== undefined) session.emit({ type: 'notice', data: { level: 'error', text: end.error } });
+  session.emit({ type: 'turn_end', data: { turnId, stopReason: end.stop, text: lastText, ...(end.error !== undefined ? { error: end.error } : {}) } });
+  return { turnId, stopReason: end.stop, message: { role: 'assistant', text: lastText }, ...(end.error !== undefined ? { error: end.error } : {}) };
 }
 
-async function loop(session: Session, turnId: string, signal: AbortSignal, setText: (t: string) => void): Promise<StopReason> {
+async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => void): Promise<LoopEnd> {
+  const { turnId, origin, signal } = t;
   let model: ModelProvider;
   try {
     model = session.deps.resolver.resolve(session.state.model, session.state.cwd);
+    model.check?.();
   } catch (err) {
-    session.emit({ type: 'notice', data: { level: 'error', text: errorText(err) } });
-    return 'error';
+    return { stop: 'error', error: errorText(err) };
   }
   for (let step = 0; step < session.deps.maxSteps; step++) {
     const summaryUsage = await compactIfNeeded(session, model, turnId, signal);
     // Billed, but not the prompt size of the conversation that goes on.
     if (summaryUsage) addCost(session, model, summaryUsage, false);
-    if (signal.aborted) return 'cancelled';
+    if (signal.aborted) return { stop: 'cancelled' };
     const tools = offeredTools(session);
     let text = '';
     const calls: ToolCall[] = [];
@@ -57,7 +64,7 @@ async function loop(session: Session, turnId: string, signal: AbortSignal, setTe
         messages: session.state.history,
         tools: tools.map((t) => t.spec),
         signal,
-        callIndex: session.state.modelCalls,
+        callIndex: session.state.modelCalls - session.state.modelCallBase,
       });
       for await (const part of stream) {
         if (signal.aborted) break;
@@ -83,41 +90,40 @@ async function loop(session: Session, turnId: string, signal: AbortSignal, setTe
     } catch (err) {
       recordAssistant(session, turnId, text, []);
       setText(text);
-      if (signal.aborted) return 'cancelled';
-      const msg = err instanceof ModelError ? err.message : `model call failed: ${errorText(err)}`;
-      session.emit({ type: 'notice', data: { level: 'error', text: msg } });
-      return 'error';
+      if (signal.aborted) return { stop: 'cancelled' };
+      return { stop: 'error', error: err instanceof ModelError ? err.message : `model call failed: ${errorText(err)}` };
     }
     if (signal.aborted) {
       recordAssistant(session, turnId, text, []);
       setText(text);
-      return 'cancelled';
+      return { stop: 'cancelled' };
     }
     setText(text);
     recordAssistant(session, turnId, text, calls);
     if (calls.length > 0) {
       const results: ToolResult[] = [];
-      for (const call of calls) results.push(await runToolCall(session, turnId, call, signal));
+      const files = session.filesFor(origin);
+      for (const call of calls) results.push(await runToolCall(session, { turnId, call, signal, files }));
       session.emit({ type: 'message', data: { turnId, message: { role: 'tool', results } } });
     }
     addCost(session, model, usage);
-    if (signal.aborted) return 'cancelled';
-    if (calls.length === 0) return 'end_turn';
+    if (signal.aborted) return { stop: 'cancelled' };
+    if (calls.length === 0) return { stop: 'end_turn' };
   }
   session.emit({
     type: 'notice',
     data: { level: 'warning', text: `stopped after ${session.deps.maxSteps} model calls in one turn (step limit)` },
   });
-  return 'max_steps';
+  return { stop: 'max_steps' };
 }
 
-function recordAssistant(session: Session, turnId: string, text: string, calls: ToolCall[]): void {
+function recordAssistant(session: TurnHost, turnId: string, text: string, calls: ToolCall[]): void {
   if (!text && calls.length === 0) return;
   session.emit({ type: 'message', data: { turnId, message: { role: 'assistant', text, toolCalls: calls } } });
 }
 
 /** cost_update once per model call, after that call's tools ran, with the session's running totals. */
-function addCost(session: Session, model: ModelProvider, usage: Usage | undefined, tracksPrompt = true): void {
+function addCost(session: TurnHost, model: ModelProvider, usage: Usage | undefined, tracksPrompt = true): void {
   const u = session.state.usage;
   const add = usage ?? { input: 0, output: 0, cache: 0, reasoning: 0 };
   const next = {
@@ -127,5 +133,8 @@ function addCost(session: Session, model: ModelProvider, usage: Usage | undefine
     reasoning: u.reasoning + add.reasoning,
   };
   const totalUsd = session.state.costUsd + usdOf(add, model.pricing);
-  session.emit({ type: 'cost_update', data: { ...next, totalUsd, ...(usage && tracksPrompt ? { call: usage } : {}) } });
+  session.emit({
+    type: 'cost_update',
+    data: { ...next, totalUsd, ...(usage && tracksPrompt ? { call: usage } : {}), ...(model.contextWindow ? { contextWindow: model.contextWindow } : {}) },
+  });
 }

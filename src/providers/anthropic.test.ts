@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { usdOf } from '../core/types.js';
+import { usdOf } from '../protocol/index.js';
 import * as A from '../../test/fakes/anthropic.js';
 import { collect, HISTORY, providerFor, request, textOf } from '../../test/fakes/drive.js';
 import { FakeServer, gate } from '../../test/fakes/fake-server.js';

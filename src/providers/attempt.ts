@@ -1,5 +1,5 @@
 import { streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
-import type { Usage } from '../core/types.js';
+import type { Usage } from '../protocol/index.js';
 import { IdleTimeoutError, StreamCutError } from './failures.js';
 import { toPrompt, toToolSet } from './messages.js';
 import type { ModelRequest, ModelStreamPart } from './provider.js';

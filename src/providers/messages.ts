@@ -1,5 +1,5 @@
 import { jsonSchema, type ModelMessage, type SystemModelMessage, type Tool } from 'ai';
-import type { Message, ToolResult } from '../core/types.js';
+import type { Message, ToolResult } from '../protocol/index.js';
 import type { ToolSpec } from './provider.js';
 
 // Anthropic prompt caching: a breakpoint on the system prompt and one on the newest message,

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { usdOf } from '../core/types.js';
+import { usdOf } from '../protocol/index.js';
 import { collect, HISTORY, providerFor, request, textOf } from '../../test/fakes/drive.js';
 import { FakeServer, gate } from '../../test/fakes/fake-server.js';
 import { chatDone, chatFinish, chatReasoning, chatText, chatToolArgs, chatToolStart, chatUsage } from '../../test/fakes/openai-chat.js';

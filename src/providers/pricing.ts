@@ -1,4 +1,4 @@
-import { PricingSchema, type Pricing } from '../core/types.js';
+import { PricingSchema, type Pricing } from '../protocol/index.js';
 
 /** Price and context facts of one built-in model; prices are USD per million tokens. */
 export interface ModelFacts {

@@ -1,4 +1,4 @@
-import type { Message, Pricing, Usage } from '../core/types.js';
+import type { Message, Pricing, Usage } from '../protocol/index.js';
 
 /** A tool as offered to a model: JSON Schema for its arguments. */
 export interface ToolSpec {
@@ -28,6 +28,8 @@ export interface ModelProvider {
   readonly id: string;
   readonly pricing?: Pricing;
   readonly contextWindow?: number;
+  /** Throws a ModelError saying what to set when this model cannot run here (no key, no base URL). */
+  check?(): void;
   stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;
 }
 

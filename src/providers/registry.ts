@@ -1,4 +1,4 @@
-import type { FerretConfig } from '../cli/config.js';
+import type { FerretConfig } from '../protocol/index.js';
 import { DEFAULT_BASE_URL, type ProviderType } from './provider-types.js';
 import { resolvePrice } from './pricing.js';
 import { ModelError, type ModelProvider } from './provider.js';
@@ -57,12 +57,14 @@ function build(modelId: string, name: string, model: string, config: FerretConfi
         ? `${modelId}: no price is known for this model, so its cost counts as 0; set providers.${name}.models["${model}"].pricing in config.json`
         : undefined,
     ...tuning,
-    model: async () => {
+    check: () => {
       if (!baseURL) throw new ModelError(`${modelId}: provider "${name}" has no baseURL; set providers.${name}.baseURL in config.json`);
       if (needsKey && !key.value) throw new ModelError(`${modelId}: no API key; set ${key.hint ?? keyEnv}`);
+    },
+    model: async () => {
       // The AI SDK loads on the first real model call, not at start-up (an editor spawns us per session).
       const { languageModel } = await import('./clients.js');
-      return languageModel({ name, type, baseURL, apiKey: key.value }, model);
+      return languageModel({ name, type, baseURL: baseURL ?? '', apiKey: key.value }, model); // check() ran first
     },
   });
 }

@@ -1,4 +1,4 @@
-import { FerretError } from '../core/errors.js';
+import { FerretError } from '../protocol/index.js';
 import type { ModelProvider } from './provider.js';
 import { ScriptedProvider } from './scripted.js';
 

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { FerretError } from '../core/errors.js';
-import { PricingSchema, UsageSchema } from '../core/types.js';
+import { FerretError } from '../protocol/index.js';
+import { PricingSchema, UsageSchema } from '../protocol/index.js';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 
 const ScriptedResponseSchema = z.object({

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LanguageModel } from 'ai';
-import type { Pricing } from '../core/types.js';
+import type { Pricing } from '../protocol/index.js';
 import type { FailureContext } from './failures.js';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 
@@ -18,6 +18,8 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 export interface SdkProviderOptions extends FailureContext {
   /** Built lazily so a missing key fails the turn with advice, not the server start. */
   model: () => Promise<LanguageModel>;
+  /** Throws a ModelError when the model cannot run (no key, no base URL); called before each turn and by setModel. */
+  check: () => void;
   cache: boolean;
   pricing?: Pricing | undefined;
   contextWindow?: number | undefined;
@@ -47,7 +49,12 @@ export class SdkProvider implements ModelProvider {
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
   }
 
+  check(): void {
+    this.opts.check();
+  }
+
   async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+    this.opts.check();
     if (this.pendingNotice) {
       yield { type: 'notice', level: 'info', text: this.pendingNotice };
       this.pendingNotice = undefined;

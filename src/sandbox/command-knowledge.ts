@@ -5,7 +5,9 @@ import { judgeGit } from './git-knowledge.js';
 import type { Word } from './shell-parse.js';
 import { awkProblem, sedProblem } from './text-tools.js';
 
-export type Risk = 'low' | 'medium' | 'high';
+import type { Risk } from '../protocol/index.js';
+
+export type { Risk } from '../protocol/index.js';
 
 export interface Judgement {
   readonly readOnly: boolean;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { confineCommand, probeBwrap, scrubEnv, type SandboxMode } from './confine.js';
+import type { SandboxMode } from '../protocol/index.js';
+import { confineCommand, probeBwrap, scrubEnv } from './confine.js';
 import { detectViolation } from './violation.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 

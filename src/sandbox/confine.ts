@@ -3,9 +3,8 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
-
-export type SandboxMode = 'read-only' | 'workspace-write' | 'danger-full-access';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isInside, type SandboxMode } from '../protocol/index.js';
 
 export interface ConfineRequest {
   mode: SandboxMode;
@@ -63,7 +62,7 @@ const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 function findExecutable(name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
   const dirs = ['/usr/bin', '/bin', '/usr/local/bin', ...(pathEnv ?? '').split(delimiter)];
   for (const dir of dirs) {
-    if (!isAbsolute(dir) || (exclude !== undefined && isInside(dir, exclude))) continue;
+    if (!isAbsolute(dir) || (exclude !== undefined && isInside(exclude, dir))) continue;
     const file = join(dir, name);
     try {
       accessSync(file, constants.X_OK);
@@ -73,11 +72,6 @@ function findExecutable(name: string, pathEnv: string | undefined, exclude?: str
     }
   }
   return undefined;
-}
-
-function isInside(p: string, root: string): boolean {
-  const rel = relative(root, resolve(p));
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function exists(p: string): boolean {
@@ -114,7 +108,7 @@ function protectedPaths(ws: string, env: NodeJS.ProcessEnv): string[] {
     } catch {
       continue; // dangling symlink: nothing real to protect
     }
-    if (isInside(real, ws) && real !== ws && !out.includes(real)) out.push(real);
+    if (isInside(ws, real) && real !== ws && !out.includes(real)) out.push(real);
   }
   return out;
 }
@@ -137,7 +131,7 @@ function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>,
   else args.push('--tmpfs', '/tmp');
   args.push('--tmpfs', '/var/tmp', '--tmpfs', '/run');
   const xdg = req.env.XDG_RUNTIME_DIR;
-  if (xdg && isAbsolute(xdg) && exists(xdg) && !isInside(xdg, ws)) args.push('--tmpfs', xdg);
+  if (xdg && isAbsolute(xdg) && exists(xdg) && !isInside(ws, xdg)) args.push('--tmpfs', xdg);
   // The workspace comes after the tmpfs mounts so a workspace under /tmp stays visible;
   // later mounts win, so the protected paths come last.
   if (req.mode === 'workspace-write') {

@@ -1,6 +1,8 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { SandboxMode } from '../core/types.js';
+import { dirname, resolve, sep } from 'node:path';
+import { isInside, type SandboxMode } from '../protocol/index.js';
+
+export { isInside } from '../protocol/index.js';
 
 export type PathVerdict = { ok: true; real: string } | { ok: false; real: string; reason: string };
 
@@ -31,11 +33,6 @@ export function realPathOf(p: string, depth = 0): string {
       cur = parent;
     }
   }
-}
-
-export function isInside(root: string, p: string): boolean {
-  const rel = relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**

@@ -1,16 +1,15 @@
 import { isAbsolute } from 'node:path';
-import type { ApprovalPreset, Risk } from '../core/types.js';
-import type { ToolEffect } from '../tools/define.js';
-import type { BashVerdict } from './classifier.js';
+import type { ApprovalPreset, Risk, ToolEffect, ToolJudgement } from '../protocol/index.js';
 import { findRule, type RuleSet } from './rules.js';
 
 export interface PolicyInput {
   preset: ApprovalPreset;
   tool: string;
   effect: ToolEffect;
-  /** For rules: argv is unused for bash (the classifier already applied rules), path is workspace-relative. */
+  /** For path rules: the first path the call names, workspace-relative. */
   path?: string;
-  bash?: BashVerdict;
+  /** The tool's own judgement (it applied the rules itself); without one, the effect and path rules decide. */
+  judgement?: ToolJudgement;
   rules: RuleSet;
   persisted?: 'always' | 'never';
 }
@@ -27,40 +26,40 @@ const RISK_OF: Record<ToolEffect, Risk> = { read: 'low', write: 'medium', execut
 
 /**
  * What a call needs, as a pure function of (policy, call): a deny rule or a persisted
- * "never" refuses under every preset; full-auto never asks; the rest follows the preset.
+ * "never" refuses under every preset; what cannot be judged is never run unattended nor
+ * allowed by a remembered "always"; full-auto never asks; the rest follows the preset.
  */
 export function decide(input: PolicyInput): PolicyVerdict {
-  const risk = input.bash?.risk ?? RISK_OF[input.effect];
-  const hit =
-    input.tool === 'bash'
-      ? input.bash?.action === 'deny'
-        ? { list: 'deny' as const, rule: input.bash.rule }
-        : undefined
-      : toHit(findRule(input.rules, input.tool, input.path !== undefined ? { path: input.path } : {}));
+  const j = input.judgement;
+  const risk = j?.risk ?? RISK_OF[input.effect];
+  const hit = j
+    ? j.action === 'deny' ? { list: 'deny' as const, rule: j.rule } : undefined
+    : toHit(findRule(input.rules, input.tool, input.path !== undefined ? { path: input.path } : {}));
   if (hit?.list === 'deny') {
     return { action: 'deny', risk, reason: `refused by rule ${hit.rule ?? ''}`.trim(), by: 'rule', ...opt(hit.rule) };
   }
   if (input.persisted === 'never') {
     return { action: 'deny', risk, reason: 'refused: a person chose "never" for this exact request', by: 'persisted' };
   }
+  if (j?.opaque) {
+    // An "always" was given to the text, not to the code it will run: `eval "$(cat step.txt)"` changes under it.
+    if (input.preset === 'full-auto') {
+      return { action: 'deny', risk, reason: `full-auto refuses commands that cannot be judged before they run: ${j.reason}`, by: 'classifier' };
+    }
+    return { action: 'ask', risk, reason: j.reason, by: j.rule ? 'rule' : 'classifier', ...opt(j.rule) };
+  }
   if (input.persisted === 'always') {
     return { action: 'allow', risk, reason: 'allowed: a person chose "always" for this exact request', by: 'persisted' };
   }
-  if (input.preset === 'full-auto') {
-    // Never asking must not mean running what cannot be judged: `echo 'git push' | sh` would slip past a deny rule.
-    if (input.bash?.opaque) {
-      return { action: 'deny', risk, reason: `full-auto refuses commands that cannot be judged before they run: ${input.bash.reason}`, by: 'classifier' };
-    }
-    return { action: 'allow', risk, reason: 'full-auto preset', by: 'preset' };
-  }
+  if (input.preset === 'full-auto') return { action: 'allow', risk, reason: 'full-auto preset', by: 'preset' };
 
-  if (input.tool === 'bash' && input.bash) {
-    const b = input.bash;
-    if (b.action === 'ask') return { action: 'ask', risk, reason: b.reason, by: b.rule ? 'rule' : 'classifier', ...opt(b.rule) };
-    if (input.preset === 'suggest' && !b.readOnly) {
-      return { action: 'ask', risk, reason: `suggest preset asks before commands that may write: ${b.reason}`, by: 'preset' };
+  if (j) {
+    const by = j.rule ? ('rule' as const) : ('classifier' as const);
+    if (j.action === 'ask') return { action: 'ask', risk, reason: j.reason, by, ...opt(j.rule) };
+    if (input.preset === 'suggest' && !j.readOnly) {
+      return { action: 'ask', risk, reason: `suggest preset asks before commands that may write: ${j.reason}`, by: 'preset' };
     }
-    return { action: 'allow', risk, reason: b.reason, by: b.rule ? 'rule' : 'classifier', ...opt(b.rule) };
+    return { action: 'allow', risk, reason: j.reason, by, ...opt(j.rule) };
   }
   if (hit?.list === 'ask') return { action: 'ask', risk, reason: `rule ${hit.rule} asks first`, by: 'rule', ...opt(hit.rule) };
   if (hit?.list === 'allow') return { action: 'allow', risk, reason: `allowed by rule ${hit.rule}`, by: 'rule', ...opt(hit.rule) };

@@ -60,7 +60,18 @@ async function init(): Promise<ParseFn> {
       tree.delete();
     }
   };
+  // The classifier and the approval key parse the same command back to back: keep the last few.
+  const recent = new Map<string, ParseResult>();
   return (source) => {
+    const hit = recent.get(source);
+    if (hit) return hit;
+    const result = parseJoined(source);
+    recent.set(source, result);
+    if (recent.size > 8) recent.delete(recent.keys().next().value!);
+    return result;
+  };
+
+  function parseJoined(source: string): ParseResult {
     let result = once(source);
     // tree-sitter reads `gi\<newline>t` as two words; bash removes the continuation first.
     for (let i = 0; i < 3 && result.ok; i++) {
@@ -69,7 +80,7 @@ async function init(): Promise<ParseFn> {
       result = once(joined);
     }
     return result;
-  };
+  }
 }
 
 /** Drop backslash-newlines that lie between tokens (not inside quotes, comments or here-docs). */

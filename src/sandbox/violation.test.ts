@@ -5,7 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confineCommand, probeBwrap, type SandboxMode } from './confine.js';
+import type { SandboxMode } from '../protocol/index.js';
+import { confineCommand, probeBwrap } from './confine.js';
 import { detectViolation } from './violation.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 

@@ -1,7 +1,7 @@
 // Recognises, from a confined command's stderr, that the sandbox stopped it. Only a hint
 // for the `sandbox_violation` event: the OS is what enforces, and a miss costs nothing.
 import { isAbsolute, resolve } from 'node:path';
-import type { SandboxMode } from './confine.js';
+import type { SandboxMode } from '../protocol/index.js';
 
 export interface Violation {
   path?: string;

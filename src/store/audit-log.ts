@@ -1,11 +1,14 @@
 import { appendFileSync, mkdirSync, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { SandboxModeSchema, type SandboxMode } from '../protocol/index.js';
 
 export const AuditEntrySchema = z.object({
   ts: z.string(),
   sessionId: z.string(),
   workspace: z.string(),
+  /** The sandbox the decision was made under; a remembered "always" holds only under the same one. */
+  sandbox: SandboxModeSchema.optional(),
   tool: z.string(),
   key: z.string(),
   decision: z.enum(['allow', 'deny', 'always', 'never']),
@@ -27,8 +30,9 @@ export class AuditLog {
 
   constructor(readonly path: string) {}
 
-  private static mapKey(workspace: string, tool: string, key: string): string {
-    return JSON.stringify([workspace, tool.toLowerCase(), key]);
+  /** Entries written before the sandbox was recorded were made under the default, workspace-write. */
+  private static mapKey(workspace: string, tool: string, key: string, sandbox: SandboxMode = 'workspace-write'): string {
+    return JSON.stringify([workspace, sandbox, tool.toLowerCase(), key]);
   }
 
   private catchUp(): void {
@@ -54,7 +58,7 @@ export class AuditLog {
       try {
         const e = AuditEntrySchema.parse(JSON.parse(line));
         if (e.by === 'person' && (e.decision === 'always' || e.decision === 'never')) {
-          this.persisted.set(AuditLog.mapKey(e.workspace, e.tool, e.key), e.decision);
+          this.persisted.set(AuditLog.mapKey(e.workspace, e.tool, e.key, e.sandbox), e.decision);
         }
       } catch {
         /* a foreign or damaged line never blocks decisions */
@@ -62,9 +66,9 @@ export class AuditLog {
     }
   }
 
-  lookup(workspace: string, tool: string, key: string): 'always' | 'never' | undefined {
+  lookup(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
     this.catchUp();
-    return this.persisted.get(AuditLog.mapKey(workspace, tool, key));
+    return this.persisted.get(AuditLog.mapKey(workspace, tool, key, sandbox));
   }
 
   append(entry: AuditEntry): void {

@@ -1,6 +1,6 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SessionEventSchema, type SessionEvent } from '../core/events.js';
+import { SessionEventSchema, type SessionEvent } from '../protocol/index.js';
 
 const MAX_RETAINED_CHARS = 64 * 1024 * 1024;
 

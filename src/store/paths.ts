@@ -36,6 +36,3 @@ export function auditFile(home: string): string {
 export function configFile(home: string): string {
   return join(ferretDir(home), 'config.json');
 }
-
-/** Session ids become folder names: only this shape is ever accepted from outside. */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

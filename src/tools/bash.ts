@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bashApproval } from '../sandbox/bash-approval.js';
 import { confineCommand, probeBwrap, BWRAP_INSTALL_HINT } from '../sandbox/confine.js';
 import { detectViolation } from '../sandbox/violation.js';
 import { defineTool, type ToolOutcome } from './define.js';
@@ -20,8 +21,9 @@ export const bashTool = defineTool({
   }),
   kind: 'execute',
   effect: 'execute',
-  paths: () => [],
   title: (a) => a.command.split('\n')[0]!.slice(0, 120),
+  approval: (a, rules) => bashApproval(a.command, rules),
+  readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {
     if (ctx.sandbox !== 'danger-full-access') {
       const probe = await probeBwrap();

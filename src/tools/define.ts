@@ -1,17 +1,8 @@
 import { z } from 'zod';
-import type { SandboxMode } from '../core/types.js';
+import type { FileAccess, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
+import type { RuleSet } from '../sandbox/rules.js';
 
-export type ToolKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'think' | 'fetch' | 'other';
-
-/** How a tool touches the world; the approval policy and the plan mode decide on this. */
-export type ToolEffect = 'read' | 'write' | 'execute';
-
-/** File access seam: the node file system by default, an editor's buffers for ACP v1 clients. */
-export interface FileAccess {
-  /** `signal` lets a cancelled turn stop waiting on a slow editor. */
-  readText(absPath: string, signal?: AbortSignal): Promise<string>;
-  writeText(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
-}
+export type { FileAccess, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 
 export interface ToolContext {
   /** Workspace root, a real path. */
@@ -34,15 +25,30 @@ export interface ToolOutcome {
   capReached?: boolean;
 }
 
+/** What a tool knows about approving one call, worked out once per call. */
+export interface ToolApproval {
+  /** The key a person's "always"/"never" persists under: equal keys mean the same request. */
+  key: string;
+  /** The tool's own judgement; without one, the policy decides on the tool's effect. */
+  judgement?: ToolJudgement;
+}
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   id: string;
   description: string;
   schema: S;
   kind: ToolKind;
   effect: ToolEffect;
-  /** Workspace paths the call touches, for the sandbox check before any approval is asked. */
-  paths(args: z.infer<S>): string[];
+  /**
+   * Names of the arguments that are file paths. Each one given is resolved once, checked by the
+   * sandbox before any approval is asked, and replaced by its checked real path before `run`.
+   */
+  pathArgs?: readonly string[];
   title(args: z.infer<S>): string;
+  /** Approval knowledge of its own (bash: the classifier and a canonical key from one parse). */
+  approval?(args: z.infer<S>, rules: RuleSet): Promise<ToolApproval>;
+  /** Finishes "the output was cut; …": how the model reads the rest. */
+  readMore?: string;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 

@@ -15,7 +15,7 @@ export const editFileTool = defineTool({
   }),
   kind: 'edit',
   effect: 'write',
-  paths: (a) => [a.path],
+  pathArgs: ['path'],
   title: (a) => `Edit ${a.path}`,
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);

@@ -9,7 +9,6 @@ export const globTool = defineTool({
   schema: z.object({ pattern: z.string().min(1) }),
   kind: 'search',
   effect: 'read',
-  paths: () => ['.'],
   title: (a) => `Find ${a.pattern}`,
   async run(a, ctx) {
     if (a.pattern.startsWith('/') || a.pattern.split('/').includes('..')) {

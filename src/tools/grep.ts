@@ -16,7 +16,7 @@ export const grepTool = defineTool({
   }),
   kind: 'search',
   effect: 'read',
-  paths: (a) => [a.path ?? '.'],
+  pathArgs: ['path'],
   title: (a) => `Search ${a.pattern}${a.path ? ` in ${a.path}` : ''}`,
   async run(a, ctx) {
     let re: RegExp;

@@ -9,7 +9,7 @@ export const listDirTool = defineTool({
   schema: z.object({ path: z.string().min(1).default('.') }),
   kind: 'read',
   effect: 'read',
-  paths: (a) => [a.path],
+  pathArgs: ['path'],
   title: (a) => `List ${a.path}`,
   async run(a, ctx) {
     try {

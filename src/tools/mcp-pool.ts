@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Tool } from './define.js';
-import type { McpServerSpec } from './mcp-tool.js';
+import type { McpServerSpec } from '../protocol/index.js';
 
 export interface McpPoolResult {
   tools: Tool[];
@@ -18,7 +18,7 @@ export interface McpPool {
  * Connects the configured servers on the first turn that needs tools (never at start-up: the
  * MCP SDK and the servers' own start cost an editor nothing until the agent works), once.
  */
-export function createMcpPool(specs: McpServerSpec[], logger: Logger): McpPool {
+export function createMcpPool(specs: McpServerSpec[], logger: Logger, source = 'config.json'): McpPool {
   let connecting: Promise<{ tools: Tool[]; close: () => Promise<void> }> | undefined;
   let failures: string[] = [];
   const connect = async () => {
@@ -28,7 +28,7 @@ export function createMcpPool(specs: McpServerSpec[], logger: Logger): McpPool {
     );
     const conns = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     failures = results.flatMap((r, i) =>
-      r.status === 'rejected' ? [`MCP server "${specs[i]!.name}" (config.json) could not be connected: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`] : [],
+      r.status === 'rejected' ? [`MCP server "${specs[i]!.name}" (${source}) could not be connected: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`] : [],
     );
     for (const f of failures) logger.warn(f);
     for (const c of conns) logger.info({ mcpServer: c.name, tools: c.tools.map((t) => t.id) }, 'mcp server connected');

@@ -4,12 +4,11 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
+import type { McpServerSpec } from '../protocol/index.js';
 import { defineTool, type Tool, type ToolOutcome } from './define.js';
 
-/** Where an MCP server lives: a command to spawn, or an HTTP (streamable) / SSE endpoint. */
-export type McpServerSpec =
-  | { name: string; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
-  | { name: string; transport: 'http' | 'sse'; url: string; headers: Record<string, string> };
+export type { McpServerSpec } from '../protocol/index.js';
+
 
 /** A connected MCP server and the ferret tools it contributes. */
 export interface McpConnection {
@@ -87,7 +86,6 @@ function wrap(client: Client, server: string, t: McpToolInfo): Tool {
     schema: schemaOf(t.inputSchema),
     kind: 'other',
     effect: 'execute',
-    paths: () => [],
     title: () => `${server}: ${label}`,
     async run(args, ctx): Promise<ToolOutcome> {
       const r = await client.callTool({ name: t.name, arguments: args as Record<string, unknown> }, undefined, { signal: ctx.signal, timeout: 600_000 });

@@ -8,7 +8,7 @@ export const openFileTool = defineTool({
   schema: z.object({ path: z.string().min(1), line: z.number().int().min(1).optional() }),
   kind: 'read',
   effect: 'read',
-  paths: (a) => [a.path],
+  pathArgs: ['path'],
   title: (a) => `Open ${a.path}${a.line ? `:${a.line}` : ''}`,
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);

@@ -14,8 +14,9 @@ export const readFileTool = defineTool({
   }),
   kind: 'read',
   effect: 'read',
-  paths: (a) => [a.path],
+  pathArgs: ['path'],
   title: (a) => `Read ${a.path}`,
+  readMore: 'read the rest with read_file offset/limit (lines), a smaller range at a time',
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);
     let text: string;

@@ -12,7 +12,7 @@ export const writeFileTool = defineTool({
   }),
   kind: 'edit',
   effect: 'write',
-  paths: (a) => [a.path],
+  pathArgs: ['path'],
   title: (a) => `Write ${a.path}`,
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);

@@ -1,5 +1,5 @@
-import { ConfigSchema } from '../../src/cli/config.js';
-import type { Message } from '../../src/core/types.js';
+import { ConfigSchema } from '../../src/protocol/index.js';
+import type { Message } from '../../src/protocol/index.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart, ToolSpec } from '../../src/providers/provider.js';
 import { createProviderFactories } from '../../src/providers/registry.js';
 

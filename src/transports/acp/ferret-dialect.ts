@@ -141,7 +141,7 @@ export class FerretDialect implements Dialect {
     const off = s.subscribe((e) => {
       const replay = e.seq <= liveFrom;
       // A replayed request already answered would look live; only still-pending ones are re-sent.
-      if (replay && e.type === 'permission_requested' && !s.permissions.ids().includes(e.data.requestId)) return;
+      if (replay && e.type === 'permission_requested' && !s.pendingPermissions().includes(e.data.requestId)) return;
       const u = toFerretUpdate(e, replay);
       if (u) this.ctx.notify('session/update', u);
     }, replayAfter ?? liveFrom);

@@ -3,20 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SessionManager } from '../../core/index.js';
-import { createModelResolver } from '../../providers/resolve.js';
-import { buildRuleSet } from '../../sandbox/rules.js';
-import { AuditLog } from '../../store/audit-log.js';
-import { BUILTIN_TOOLS, ToolRegistry } from '../../tools/registry.js';
+import { createCore } from '../../core/index.js';
 import { FrameHubs } from './frame-hub.js';
 import { parseFrameId } from './frames.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-hub-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
-const manager = new SessionManager(
-  { home, resolver: createModelResolver(), tools: new ToolRegistry(BUILTIN_TOOLS), rules: buildRuleSet({}), audit: new AuditLog(join(home, 'audit.jsonl')), logger: pino({ level: 'silent' }), env: {}, maxSteps: 5 },
-  { cwd: home, model: 'none', mode: 'code', sandbox: 'workspace-write', approval: 'auto' },
-);
+const { manager } = createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto' });
 const chunk = (s: ReturnType<typeof manager.create>, text: string) => s.emit({ type: 'message_chunk', data: { turnId: 't', text } });
 const idOf = (frame: string) => /^id: (.+)$/m.exec(frame)![1]!;
 

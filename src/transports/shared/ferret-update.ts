@@ -1,7 +1,4 @@
-import type { SessionEvent } from '../../core/index.js';
-
-/** The payload of one ferret-dialect `session/update`, flattened as in ide.md. */
-export type FerretUpdate = { sessionId: string; kind: string; seq: number } & Record<string, unknown>;
+import type { FerretUpdate, SessionEvent } from '../../core/index.js';
 
 /**
  * Core event → ferret `session/update` params (pure). Live, the twelve kinds of ide.md flow;
@@ -53,6 +50,7 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
         cache: e.data.cache,
         reasoning: e.data.reasoning,
         total_usd: e.data.totalUsd,
+        ...(e.data.contextWindow !== undefined ? { context_window: e.data.contextWindow } : {}),
       };
     case 'file_edit':
       return { ...base, kind: 'file_edit', path: e.data.path, diff: e.data.diff };
@@ -61,12 +59,13 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
     case 'notice':
       return { ...base, kind: 'notice', level: e.data.level, text: e.data.text };
     case 'turn_end':
-      return { ...base, kind: 'turn_end', id: e.data.turnId, stop_reason: e.data.stopReason };
+      return { ...base, kind: 'turn_end', id: e.data.turnId, stop_reason: e.data.stopReason, ...(e.data.error !== undefined ? { error: e.data.error } : {}) };
+    case 'permission_resolved':
+      return { ...base, kind: 'permission_resolved', id: e.data.requestId, decision: e.data.decision, by: e.data.by };
     case 'turn_start':
       return replay ? { ...base, kind: 'user_message_chunk', text: e.data.text } : undefined;
     case 'session_created':
     case 'reasoning_chunk':
-    case 'permission_resolved':
     case 'mode_changed':
     case 'model_changed':
     case 'message':

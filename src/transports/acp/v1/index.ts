@@ -145,9 +145,9 @@ class AcpV1Dialect implements Dialect {
     const link = this.linkOf(this.session(p.sessionId));
     const started = await link.startTurn(promptText(p.prompt));
     if (started === 'cancelled') return { stopReason: 'cancelled' };
-    const r = (await started.done) as TurnResult;
+    const r = await started.done;
     if (r.stopReason === 'error') {
-      throw new RpcError(JSONRPC_INTERNAL_ERROR, link.turnError ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error' } });
+      throw new RpcError(JSONRPC_INTERNAL_ERROR, r.error ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error' } });
     }
     return { stopReason: STOP[r.stopReason], _meta: { [META_NS]: { turnId: r.turnId } } };
   }

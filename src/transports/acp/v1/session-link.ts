@@ -1,7 +1,7 @@
-import { ZERO_USAGE, type EventData, type FileAccess, type Session, type SessionEvent, type SessionManager } from '../../../core/index.js';
+import { ZERO_USAGE, type ClientAttachment, type EventData, type Session, type SessionEvent, type SessionManager, type TurnResult } from '../../../core/index.js';
 import type { DialectContext } from '../dialect.js';
 import { clientFiles, type FsCaps } from './client-files.js';
-import { McpAttachment } from './mcp-servers.js';
+import { toSpec } from './mcp-servers.js';
 import type { McpServerParam } from './params.js';
 import { askPermission } from './permission.js';
 import { configOptions } from './session-config.js';
@@ -13,22 +13,20 @@ export interface LinkCaps {
 }
 
 /**
- * One v1 client attached to one session: streams its events as `session/update`s, forwards
- * permission requests, serves files through the editor, and owns the MCP servers it asked for.
+ * One v1 client attached to one session: streams its events as `session/update`s and forwards
+ * permission requests; the core's attachment holds its editor file seam and its MCP servers.
  */
 export class SessionLink {
   private off: (() => void) | undefined;
-  private ownTurn = false;
+  private attachment: ClientAttachment | undefined;
   /** The turn this client started, so Stop and close touch only that one. */
   private myTurnId: string | undefined;
   /** This client's prompt while it waits to start (MCP servers connecting, another turn running). */
   private waiting: AbortController | undefined;
   /** Permission prompts shown to this client, withdrawn when settled elsewhere or the turn ends. */
   private readonly questions = new Map<string, AbortController>();
-  private lastError: string | undefined;
-  private files: FileAccess | undefined;
-  private previousFiles: FileAccess | undefined;
-  readonly mcp: McpAttachment;
+  /** This client's id in the core: the origin of the turns it starts. */
+  private readonly clientId: string;
 
   constructor(
     private readonly ctx: DialectContext,
@@ -36,7 +34,7 @@ export class SessionLink {
     private readonly manager: SessionManager,
     private readonly caps: LinkCaps,
   ) {
-    this.mcp = new McpAttachment(ctx, session);
+    this.clientId = `acp:${ctx.connectionId}`;
   }
 
   /** Subscribes; with `replay` the whole history goes out first (session/load), with final statuses. */
@@ -68,35 +66,35 @@ export class SessionLink {
       replay ? 0 : undefined,
     );
     // A permission still pending from before this client came: ask it too, once it knows the session.
-    const pending = s.permissions.ids().flatMap((id) => asked.get(id) ?? []);
+    const pending = s.pendingPermissions().flatMap((id) => asked.get(id) ?? []);
     if (pending.length) setImmediate(() => pending.forEach((d) => this.ask(d)));
-    this.installFiles();
-    this.mcp.connect(mcpServers);
+    this.attachment?.detach();
+    const fs = this.caps.fs;
+    this.attachment = s.attach({
+      clientId: this.clientId,
+      ...(fs.read || fs.write ? { files: clientFiles(this.ctx, s.id, fs) } : {}),
+      mcpServers: mcpServers.map((p) => toSpec(p, s.state.cwd)),
+    });
   }
 
   /**
    * Starts this client's prompt as the session's next turn (turns are serialized per session),
    * or answers 'cancelled' when the client pressed Stop while the prompt was still waiting.
    */
-  async startTurn(text: string): Promise<{ turnId: string; done: Promise<unknown> } | 'cancelled'> {
+  async startTurn(text: string): Promise<{ turnId: string; done: Promise<TurnResult> } | 'cancelled'> {
     const waiting = new AbortController();
     this.waiting = waiting;
     try {
-      await untilAborted(this.mcp.ready, waiting.signal);
+      await untilAborted(this.attachment?.ready ?? Promise.resolve(), waiting.signal);
       for (;;) {
         if (waiting.signal.aborted) return 'cancelled';
         if (this.session.status === 'running') {
           await untilAborted(this.session.settled(), waiting.signal); // a cancelled (or another client's) turn unwinds first
           continue;
         }
-        this.ownTurn = true;
-        try {
-          const started = this.session.startTurn(text);
-          this.myTurnId = started.turnId;
-          return started;
-        } finally {
-          this.ownTurn = false;
-        }
+        const started = this.session.startTurn(text, this.clientId);
+        this.myTurnId = started.turnId;
+        return started;
       }
     } finally {
       if (this.waiting === waiting) this.waiting = undefined;
@@ -122,26 +120,13 @@ export class SessionLink {
     askPermission(this.ctx, this.session, d, q.signal);
   }
 
-  /** The last error notice of the current turn, for a prompt that ends with stop reason `error`. */
-  get turnError(): string | undefined {
-    return this.lastError;
-  }
-
   private send(mapper: UpdateMapper, e: SessionEvent, replay: boolean): void {
-    if (e.type === 'turn_start' && !replay) this.lastError = undefined;
-    if (e.type === 'notice' && e.data.level === 'error' && !replay) this.lastError = e.data.text;
-    const showUser = replay || !this.ownTurn;
+    // The user's own words are already in its editor; a turn from elsewhere (or a replay) shows them.
+    const showUser = replay || e.type !== 'turn_start' || e.data.origin !== this.clientId;
     for (const out of mapper.map(e, showUser)) {
       if ('update' in out) this.ctx.notify('session/update', { sessionId: this.session.id, update: out.update });
       else this.ctx.notify(out.ext, out.params);
     }
-  }
-
-  private installFiles(): void {
-    if (this.files || (!this.caps.fs.read && !this.caps.fs.write)) return;
-    this.previousFiles = this.session.files;
-    this.files = clientFiles(this.ctx, this.session.id, this.caps.fs, this.previousFiles);
-    this.session.files = this.files;
   }
 
   /** Detaches: stops the stream, gives the file seam back, closes this client's MCP servers. */
@@ -150,9 +135,8 @@ export class SessionLink {
     this.off = undefined;
     for (const q of this.questions.values()) q.abort();
     this.questions.clear();
-    if (this.files && this.session.files === this.files && this.previousFiles) this.session.files = this.previousFiles;
-    this.files = undefined;
-    this.mcp.close();
+    this.attachment?.detach();
+    this.attachment = undefined;
   }
 }
 

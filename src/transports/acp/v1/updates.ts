@@ -16,8 +16,8 @@ export interface MapperOptions {
 
 /** Tool output shown in a live update is the tail, so a chatty command does not flood the editor. */
 const LIVE_OUTPUT_CAP = 64 * 1024;
-/** v1 has no context-window field in ferret's providers yet; this is the size usage_update reports. */
-export const CONTEXT_WINDOW = 200_000;
+/** usage_update.size when the provider does not know its model's window (cost_update carries it when it does). */
+export const UNKNOWN_CONTEXT_WINDOW = 200_000;
 
 const STATUS: Record<ToolStatus, ToolCallStatus> = { completed: 'completed', failed: 'failed', denied: 'failed', cancelled: 'failed' };
 
@@ -143,15 +143,17 @@ export class UpdateMapper {
     return [{ update: { sessionUpdate: 'tool_call_update', toolCallId, ...fields } }];
   }
 
-  /** `used` ≈ the last model call's context (its input, cached input and output); cost is the session total. */
+  /** `used` = the last model call's context (its input, cached input and output); cost is the session total. */
   private usageUpdate(d: EventData<'cost_update'>): SessionUpdate {
     const prev = this.usage;
-    const used = Math.max(0, d.input - prev.input + (d.cache - prev.cache) + (d.output - prev.output));
+    const used = d.call
+      ? d.call.input + d.call.cache + d.call.output
+      : Math.max(0, d.input - prev.input + (d.cache - prev.cache) + (d.output - prev.output));
     this.usage = { input: d.input, output: d.output, cache: d.cache, reasoning: d.reasoning };
     return {
       sessionUpdate: 'usage_update',
       used: Math.round(used),
-      size: CONTEXT_WINDOW,
+      size: d.contextWindow ?? UNKNOWN_CONTEXT_WINDOW,
       cost: { amount: d.totalUsd, currency: 'USD' },
       _meta: { [META_NS]: { input: d.input, output: d.output, cache: d.cache, reasoning: d.reasoning, totalUsd: d.totalUsd } },
     };

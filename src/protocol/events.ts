@@ -29,7 +29,12 @@ export const SessionCreatedEvent = ev('session_created', {
   sandbox: SandboxModeSchema,
   approval: ApprovalPresetSchema,
 });
-export const TurnStartEvent = ev('turn_start', { turnId: z.string(), text: z.string() });
+export const TurnStartEvent = ev('turn_start', {
+  turnId: z.string(),
+  text: z.string(),
+  /** The client that started the turn (its attach clientId, or a transport name). */
+  origin: z.string().optional(),
+});
 export const MessageChunkEvent = ev('message_chunk', { turnId: z.string(), text: z.string() });
 export const ReasoningChunkEvent = ev('reasoning_chunk', { turnId: z.string(), text: z.string() });
 export const ToolCallStartEvent = ev('tool_call_start', {
@@ -88,6 +93,8 @@ export const CostUpdateEvent = ev('cost_update', {
   totalUsd: z.number(),
   /** This call's own usage; its size is how close the next prompt is to the context window. */
   call: UsageSchema.optional(),
+  /** The model's context window in tokens, when the provider knows it. */
+  contextWindow: z.number().int().positive().optional(),
 });
 export const HistoryCompactedEvent = ev('history_compacted', {
   turnId: z.string(),
@@ -114,6 +121,8 @@ export const TurnEndEvent = ev('turn_end', {
   turnId: z.string(),
   stopReason: StopReasonSchema,
   text: z.string(),
+  /** Why the turn ended with stopReason `error`, in one sentence. */
+  error: z.string().optional(),
 });
 
 export const SessionEventSchema = z.discriminatedUnion('type', [

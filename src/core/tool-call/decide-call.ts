@@ -1,0 +1,65 @@
+import { relative } from 'node:path';
+import type { Decision } from '../../protocol/index.js';
+import { decide, type PolicyVerdict } from '../../sandbox/policy.js';
+import type { Tool, ToolApproval } from '../../tools/define.js';
+import type { TurnHost } from '../turn-host.js';
+
+/** What the policy said of one call, with the key a person's "always"/"never" would persist under. */
+export interface CallDecision {
+  verdict: PolicyVerdict;
+  key: string;
+}
+
+/**
+ * The tool's approval knowledge (its key and judgement, from one look at the call), the
+ * persisted decision for that key under this workspace and sandbox, and the policy's verdict.
+ */
+export async function decideCall(host: TurnHost, tool: Tool, args: Record<string, unknown>, reals: string[]): Promise<CallDecision> {
+  const { cwd, sandbox, approval: preset } = host.state;
+  const approval: ToolApproval = tool.approval ? await tool.approval(args, host.deps.rules) : { key: defaultKey(args, tool, reals) };
+  const persisted = host.deps.audit.lookup(cwd, tool.id, approval.key, sandbox);
+  const verdict = decide({
+    preset,
+    tool: tool.id,
+    effect: tool.effect,
+    rules: host.deps.rules,
+    ...(reals[0] !== undefined ? { path: relative(cwd, reals[0]) } : {}),
+    ...(approval.judgement ? { judgement: approval.judgement } : {}),
+    ...(persisted ? { persisted } : {}),
+  });
+  return { verdict, key: approval.key };
+}
+
+/** A file tool's key: the real paths it touches and its other arguments, in a fixed order. */
+function defaultKey(args: Record<string, unknown>, tool: Tool, reals: string[]): string {
+  const pathNames = new Set(tool.pathArgs ?? []);
+  const rest = Object.fromEntries(Object.entries(args).filter(([k]) => !pathNames.has(k)).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify({ paths: reals, ...rest });
+}
+
+/** One line in the audit log per decision; a failed write is logged, never fatal to the call. */
+export function recordDecision(
+  host: TurnHost,
+  call: { tool: string; key: string; verdict: PolicyVerdict },
+  decision: Decision,
+  by: 'person' | PolicyVerdict['by'],
+  who?: string,
+): void {
+  try {
+    host.deps.audit.append({
+      ts: new Date().toISOString(),
+      sessionId: host.id,
+      workspace: host.state.cwd,
+      sandbox: host.state.sandbox,
+      tool: call.tool,
+      key: call.key,
+      decision,
+      by,
+      reason: call.verdict.reason,
+      ...(who ? { who } : {}),
+      ...(call.verdict.rule ? { rule: call.verdict.rule } : {}),
+    });
+  } catch (err) {
+    host.deps.logger.error({ err }, 'audit log write failed');
+  }
+}

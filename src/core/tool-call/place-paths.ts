@@ -1,0 +1,35 @@
+import { resolve } from 'node:path';
+import type { SandboxMode } from '../../protocol/index.js';
+import { checkRealPath, realPathOf } from '../../sandbox/paths.js';
+import type { Tool } from '../../tools/define.js';
+
+export type Placed =
+  | { ok: true; args: Record<string, unknown>; reals: string[] }
+  | { ok: false; real: string; reason: string };
+
+/** The real path of every path argument the call gives, resolved once (symlinks and `..`). */
+export interface RealPath {
+  name: string;
+  real: string;
+}
+
+export function realPathsOf(tool: Tool, args: Record<string, unknown>, cwd: string): RealPath[] {
+  return (tool.pathArgs ?? []).flatMap((name) => {
+    const v = args[name];
+    return typeof v === 'string' && v.length > 0 ? [{ name, real: realPathOf(resolve(cwd, v)) }] : [];
+  });
+}
+
+/**
+ * Checks each path argument against the sandbox and re-points it to its checked real path, so
+ * the tool works on what was judged, not on a name a symlink could re-point later.
+ */
+export function placePaths(tool: Tool, args: Record<string, unknown>, found: RealPath[], cwd: string, sandbox: SandboxMode): Placed {
+  const placed: Record<string, unknown> = { ...args };
+  for (const { name, real } of found) {
+    const v = checkRealPath({ workspace: cwd, real, write: tool.effect === 'write', mode: sandbox });
+    if (!v.ok) return { ok: false, real: v.real, reason: v.reason };
+    placed[name] = real;
+  }
+  return { ok: true, args: placed, reals: found.map((f) => f.real) };
+}

@@ -1,0 +1,50 @@
+import type { Logger } from 'pino';
+import type { ModelResolver } from '../providers/resolve.js';
+import type { ToolSpec } from '../providers/provider.js';
+import type { Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
+import type { RuleSet } from '../sandbox/rules.js';
+import type { AuditLog } from '../store/audit-log.js';
+import type { Tool } from '../tools/define.js';
+import type { McpPool } from '../tools/mcp-pool.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { SessionState } from './session-state.js';
+
+// What the loop, the tool runner and compaction need of a session. They depend on this, not on
+// the Session class, so the core's files form no cycle and each part can be tested alone.
+
+/** What every session shares: the server's wiring, built once by createCore. */
+export interface SessionDeps {
+  home: string;
+  resolver: ModelResolver;
+  tools: ToolRegistry;
+  rules: RuleSet;
+  audit: AuditLog;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  maxSteps: number;
+  /** Bytes of a tool result the model, the clients and the log receive; the rest is cut with a note. */
+  toolOutputCap: number;
+  /** MCP servers from config.json, shared by all sessions; connected on first use. */
+  mcp?: McpPool;
+}
+
+/** A tool as offered to the model in one step. */
+export interface OfferedTool {
+  tool: Tool;
+  spec: ToolSpec;
+}
+
+export interface TurnHost {
+  readonly id: string;
+  readonly state: Readonly<SessionState>;
+  readonly deps: SessionDeps;
+  emit<E extends EventDraft>(draft: E): EventOf<E['type']>;
+  /** Waits for a person's answer to a permission request, from any client. */
+  askPermission(requestId: string, signal: AbortSignal): Promise<{ decision: Decision; by: string } | 'cancelled'>;
+  /** Built-ins, config.json's MCP tools and every attached client's MCP tools. */
+  tools(): ToolRegistry;
+  /** The file seam of a turn: its origin's editor buffers, else the latest attached editor's, else disk. */
+  filesFor(origin: string | undefined): FileAccess;
+  /** Connects config.json's MCP servers on first use; failures become notices. */
+  loadConfigTools(): Promise<void>;
+}

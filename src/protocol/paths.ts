@@ -1,0 +1,10 @@
+import { isAbsolute, relative, resolve } from 'node:path';
+
+/** Whether `p` is `root` or below it, lexically (resolve real paths first where links matter). */
+export function isInside(root: string, p: string): boolean {
+  const rel = relative(root, resolve(p));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Session ids become folder names: only this shape is ever accepted from outside. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

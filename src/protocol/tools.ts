@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** ACP's tool kinds: how a client draws a tool call. */
+export const TOOL_KINDS = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other'] as const;
+export const ToolKindSchema = z.enum(TOOL_KINDS);
+export type ToolKind = z.infer<typeof ToolKindSchema>;
+
+/** How a tool touches the world; the approval policy and the plan mode decide on this. */
+export type ToolEffect = 'read' | 'write' | 'execute';
+
+/** File access seam: the node file system by default, an editor's buffers for an attached client. */
+export interface FileAccess {
+  /** `signal` lets a cancelled turn stop waiting on a slow editor. */
+  readText(absPath: string, signal?: AbortSignal): Promise<string>;
+  writeText(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
+}
+
+/** An MCP server to connect, whoever asked for it (config.json or an attached client). */
+export type McpServerSpec =
+  | { name: string; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | { name: string; transport: 'http' | 'sse'; url: string; headers: Record<string, string> };
+
+/** A tool's own judgement of one call (bash: the classifier's verdict); the policy weighs it. */
+export interface ToolJudgement {
+  /** allow = known safe or allowed by a rule; ask = needs a person; deny = refused by a rule. */
+  action: 'allow' | 'ask' | 'deny';
+  risk: 'low' | 'medium' | 'high';
+  /** One human sentence, shown in the permission request. */
+  reason: string;
+  /** The rule text that decided, when a rule did. */
+  rule?: string;
+  /** The call only reads (suggest runs it without asking). */
+  readOnly: boolean;
+  /** Part of it cannot be seen before it runs: never run unattended, never allowed by a remembered "always". */
+  opaque?: true;
+}

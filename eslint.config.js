@@ -2,6 +2,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/** One no-restricted-imports block for a part: `banned` parts (and, with `coreIndexOnly`, core's inside) are off limits. */
+function layer(files, message, banned, coreIndexOnly = false) {
+  const patterns = banned.map((part) => ({ group: [`**/${part}/**`, `**/${part}`], message }));
+  if (coreIndexOnly) patterns.push({ group: ['**/core/**', '!**/core/index.js'], message });
+  // Test files may reach inside a part to test it; the arrows are for the product.
+  return [{ files: [files], ignores: ['**/*.test.ts'], rules: { 'no-restricted-imports': ['error', { patterns }] } }];
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
   js.configs.recommended,
@@ -28,14 +36,17 @@ export default tseslint.config(
     files: ['src/**'],
     rules: { 'no-console': 'error' },
   },
-  {
-    files: ['src/transports/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['**/core/*', '!**/core/index.js'], message: 'transports import only the core public face (src/core/index.ts)' },
-      ] }],
-    },
-  },
+  // The arrows between parts (docs/architecture.md). A part may import only what its block allows;
+  // `npm run check` also fails on any cycle between files (madge).
+  ...layer('src/protocol/**/*.ts', 'protocol imports nothing of ours', ['core', 'providers', 'store', 'sandbox', 'tools', 'transports', 'cli']),
+  ...layer('src/providers/**/*.ts', 'providers import only protocol', ['core', 'store', 'sandbox', 'tools', 'transports', 'cli']),
+  ...layer('src/store/**/*.ts', 'store imports only protocol', ['core', 'providers', 'sandbox', 'tools', 'transports', 'cli']),
+  ...layer('src/sandbox/**/*.ts', 'sandbox imports only protocol', ['core', 'providers', 'store', 'tools', 'transports', 'cli']),
+  ...layer('src/tools/**/*.ts', 'tools import only protocol and sandbox', ['core', 'providers', 'store', 'transports', 'cli']),
+  ...layer('src/core/**/*.ts', 'core imports everything but cli and transports', ['transports', 'cli']),
+  ...layer('src/transports/acp/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'http'], true),
+  ...layer('src/transports/http/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'acp'], true),
+  ...layer('src/cli/**/*.ts', 'cli imports only cli, core/index, protocol and the transports', ['providers', 'store', 'sandbox', 'tools'], true),
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

@@ -8,3 +8,4 @@ export * from './paths.js';
 export * from './config.js';
 export * from './session.js';
 export * from './ferret-wire.js';
+export * from './ferret-update.js';

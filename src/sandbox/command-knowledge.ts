@@ -3,22 +3,14 @@
 import { baseName, pkgSubcommand } from './command-unwrap.js';
 import { judgeGit } from './git-knowledge.js';
 import type { Word } from './shell-parse.js';
+import type { Judgement } from './judgement.js';
 import { awkProblem, sedProblem } from './text-tools.js';
 
 import type { Risk } from '../protocol/index.js';
 
 export type { Risk } from '../protocol/index.js';
 
-export interface Judgement {
-  readonly readOnly: boolean;
-  readonly risk: Risk;
-  /** Finishes the sentence "`cmd` ...". */
-  readonly phrase: string;
-  /** Its arguments may themselves be a command (`ssh host git push`), so rules scan them too. */
-  readonly argsMayRun?: boolean;
-  /** What it will run cannot be known before it runs (`git $(echo push)`). */
-  readonly hidden?: boolean;
-}
+export type { Judgement } from './judgement.js';
 
 const set = (s: string): Set<string> => new Set(s.split(/\s+/).filter(Boolean));
 const READ = (phrase = 'only reads'): Judgement => ({ readOnly: true, risk: 'low', phrase });

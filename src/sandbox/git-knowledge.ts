@@ -1,7 +1,7 @@
 // What built-in knowledge says about a git command: which subcommands only read, and how
 // risky the others are. Global options are skipped first, so `git -C . push` is a push.
 import { gitGlobals } from './command-unwrap.js';
-import type { Judgement } from './command-knowledge.js';
+import type { Judgement } from './judgement.js';
 
 const READ = (phrase = 'only reads the repository'): Judgement => ({ readOnly: true, risk: 'low', phrase });
 const ask = (risk: 'medium' | 'high', phrase: string): Judgement => ({ readOnly: false, risk, phrase });

@@ -7,7 +7,7 @@ import {
   type Session,
 } from '../../core/index.js';
 import type { Dialect, DialectContext } from './dialect.js';
-import { toFerretUpdate } from '../shared/ferret-update.js';
+import { toFerretUpdate } from '../../core/index.js';
 import { JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from './jsonrpc.js';
 
 const SessionId = z.string().min(1);

@@ -1,4 +1,5 @@
-import type { FerretUpdate, SessionEvent } from '../../core/index.js';
+import type { FerretUpdate } from './ferret-wire.js';
+import type { SessionEvent } from './events.js';
 
 /**
  * Core event → ferret `session/update` params (pure). Live, the twelve kinds of ide.md flow;

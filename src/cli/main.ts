@@ -27,6 +27,8 @@ ferret
   .option('--host <h>', 'HTTP bind address (non-loopback needs FERRET_SERVER_TOKEN)', '127.0.0.1')
   .option('--ide-schema <bool>', 'true | false: IDE frames (progress/step, code/diff, terminal/output, editor/open_file) on SSE', 'true')
   .option('--no-stdio', 'do not serve ACP on stdio (a headless HTTP daemon)')
+  .option('--permission-timeout <seconds>', 'deny a permission question nobody answers in this time, with a notice (default: wait for a person)')
+  .option('--client-timeout <seconds>', 'how long an editor has to answer a file request before the tool call fails (default 30)')
   .addHelpText(
     'after',
     '\nEnvironment:\n  CHIMERA_HOME         state root (default ~/.chimera)\n  FERRET_MODEL         default model\n  FERRET_SERVER_TOKEN  Bearer token for HTTP\n  FERRET_LOG_LEVEL     pino level for stderr logs (default info)\n\nExamples:\n  chimera ferret serve --sandbox workspace-write --approval auto\n  chimera ferret serve --http --port 0 --model scripted:demo.json',

@@ -15,6 +15,8 @@ export const ServeFlagsSchema = z.object({
   host: z.string().default('127.0.0.1'),
   ideSchema: z.string().default('true'),
   stdio: z.boolean().default(true),
+  permissionTimeout: z.string().optional(),
+  clientTimeout: z.string().optional(),
 });
 
 export interface ServeOptions {
@@ -28,6 +30,18 @@ export interface ServeOptions {
   host: string;
   ideSchema: boolean;
   stdio: boolean;
+  /** ms; undefined = wait for a person. */
+  permissionTimeoutMs: number | undefined;
+  /** ms; undefined = config.json's or 30 s. */
+  clientTimeoutMs: number | undefined;
+}
+
+/** `--flag 30` (seconds, decimals allowed) → ms; a clear error naming the flag otherwise. */
+function seconds(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v) || n <= 0 || n > 86_400) throw new FlagError(`${flag}: "${v}" is not a duration; expected seconds, e.g. 30 or 0.5`);
+  return Math.round(n * 1000);
 }
 
 export class FlagError extends Error {}
@@ -68,5 +82,7 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[]): 
     host: f.host,
     ideSchema: ide === 'true',
     stdio: f.stdio,
+    permissionTimeoutMs: seconds('--permission-timeout', f.permissionTimeout),
+    clientTimeoutMs: seconds('--client-timeout', f.clientTimeout),
   };
 }

@@ -16,6 +16,8 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     sandbox: opts.sandbox,
     approval: opts.approval,
     allowedTools: opts.allowedTools,
+    permissionTimeoutMs: opts.permissionTimeoutMs,
+    clientRequestTimeoutMs: opts.clientTimeoutMs,
   });
   const manager = core.manager;
 
@@ -53,7 +55,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
   if (opts.stdio) {
     const channel = new LineChannel(process.stdin, process.stdout);
     closers.push(() => channel.drain());
-    const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION });
+    const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs });
     void conn.run().then(() => {
       if (!opts.http) void stop('stdin closed');
       else logger.info('stdin closed; HTTP keeps serving');

@@ -20,7 +20,7 @@ function keptFrom(history: Message[]): number {
 /**
  * When the conversation nears the model's context window, older turns are summarised by the
  * model itself and replaced by that summary, instead of letting the provider fail the turn.
- * Returns the summary call's usage (to be billed), or undefined when nothing was compacted.
+ * Returns the summary call's usage (to be billed), or undefined when no summary call was made.
  */
 export async function compactIfNeeded(session: TurnHost, model: ModelProvider, turnId: string, signal: AbortSignal): Promise<Usage | undefined> {
   const window = model.contextWindow;
@@ -48,9 +48,9 @@ export async function compactIfNeeded(session: TurnHost, model: ModelProvider, t
     if (!signal.aborted) {
       session.emit({ type: 'notice', data: { level: 'warning', text: `could not compact the conversation: ${(err as Error).message}` } });
     }
-    return undefined;
+    return usage; // the call was made: billed and counted, though nothing was compacted
   }
-  if (!summary.trim()) return undefined;
+  if (!summary.trim()) return usage;
   session.emit({ type: 'history_compacted', data: { turnId, summary, keptFrom: cut } });
   session.emit({
     type: 'notice',

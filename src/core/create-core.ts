@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { createProviderFactories, type FactoryTuning } from '../providers/registry.js';
+import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
 import { buildRuleSet } from '../sandbox/rules.js';
@@ -28,8 +29,17 @@ export interface CoreOptions {
   home?: string;
   /** Default: $CHIMERA_HOME/ferret/config.json (absent is fine, malformed throws naming the field). */
   config?: FerretConfig;
+  /** --permission-timeout: deny a permission question nobody answered in this time (default: wait for a person). */
+  permissionTimeoutMs?: number | undefined;
+  /** How long an editor has to answer a file request; default config.json's, else 30 s. */
+  clientRequestTimeoutMs?: number | undefined;
   /** Provider retry and timeout knobs, for tests. */
   tuning?: FactoryTuning;
+}
+
+export interface CoreSettings {
+  /** How long an editor has to answer a file request before the tool call fails (default 30 s). */
+  clientRequestTimeoutMs: number;
 }
 
 /** The whole core, built once; transports reach it through `manager` and the session handles. */
@@ -37,6 +47,8 @@ export interface Core {
   readonly manager: SessionManager;
   readonly home: string;
   readonly defaults: SessionDefaults;
+  /** Settings the transports apply (from config.json or flags). */
+  readonly settings: CoreSettings;
   /** Cancels running turns, flushes every log, closes MCP servers. */
   close(): Promise<void>;
 }
@@ -46,6 +58,7 @@ export function createCore(opts: CoreOptions): Core {
   const env = opts.env ?? process.env;
   const home = opts.home ?? chimeraHome(env);
   const config = opts.config ?? loadConfig(home);
+  const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
   const deps: SessionDeps = {
     home,
     resolver: createModelResolver(createProviderFactories(config, env, opts.tuning)),
@@ -57,6 +70,8 @@ export function createCore(opts: CoreOptions): Core {
     maxSteps: config.maxSteps ?? 50,
     toolOutputCap: config.toolOutputCapBytes ?? DEFAULT_TOOL_OUTPUT_CAP,
     mcp: createMcpPool(mcpSpecs(config), opts.logger),
+    catalog: { models: () => availableModels(config, env), credentials: () => credentials(env) },
+    ...(permissionTimeoutMs !== undefined ? { permissionTimeoutMs } : {}),
   };
   const defaults: SessionDefaults = {
     cwd: opts.cwd,
@@ -71,6 +86,7 @@ export function createCore(opts: CoreOptions): Core {
     manager,
     home,
     defaults,
+    settings: { clientRequestTimeoutMs: opts.clientRequestTimeoutMs ?? config.clientRequestTimeoutMs ?? 30_000 },
     close: () =>
       (closing ??= (async () => {
         await manager.shutdown();

@@ -11,7 +11,7 @@ export function checkModel(resolver: ModelResolver, model: string, cwd: string):
   try {
     provider.check?.();
   } catch (err) {
-    if (err instanceof ModelError) throw new FerretError('model_unavailable', err.message, { field: 'model' });
+    if (err instanceof ModelError) throw new FerretError(err.code ?? 'model_unavailable', err.message, { field: 'model' });
     throw err;
   }
 }

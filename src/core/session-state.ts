@@ -14,7 +14,7 @@ export interface SessionState {
   createdAt: number;
   updatedAt: number;
   turns: number;
-  /** Model calls made so far (replies and summaries). */
+  /** Model calls made so far (replies, failed calls and summaries: one cost_update each). */
   modelCalls: number;
   /** modelCalls when the current model was set: a replayable model's position is the difference. */
   modelCallBase: number;
@@ -60,11 +60,9 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
     case 'message':
       s.history.push(e.data.message);
-      if (e.data.message.role === 'assistant') s.modelCalls++;
       return;
     case 'history_compacted':
       s.history = [{ role: 'user', text: SUMMARY_PREFIX + e.data.summary }, ...s.history.slice(e.data.keptFrom)];
-      s.modelCalls++;
       s.lastCallTokens = 0;
       return;
     case 'approval_changed':
@@ -80,6 +78,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'cost_update':
       s.usage = { input: e.data.input, output: e.data.output, cache: e.data.cache, reasoning: e.data.reasoning };
       s.costUsd = e.data.totalUsd;
+      s.modelCalls++; // one cost_update per model call, failed and summary calls included
       if (e.data.call) s.lastCallTokens = e.data.call.input + e.data.call.cache + e.data.call.output + e.data.call.reasoning;
       return;
     case 'tool_call_start':
@@ -87,6 +86,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
     case 'message_chunk':
     case 'reasoning_chunk':
+    case 'tool_call_running':
     case 'tool_call_progress':
     case 'tool_call_end':
     case 'permission_requested':

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import {
   errorText,
   FerretError,
+  FileNotFoundError,
+  isNotFound,
   type AgentMode,
   type ApprovalPreset,
   type Decision,
@@ -58,6 +61,32 @@ interface Attached {
   files: FileAccess | undefined;
   pool: McpPool | undefined;
   tools: Tool[];
+}
+
+/**
+ * An editor's file seam, completed from disk for what it leaves out. A file that is not on disk
+ * is reported missing without asking the editor (a new file's write must not make it show an error).
+ */
+function editorSeam(files: Partial<FileAccess>): FileAccess {
+  const read = files.readText;
+  return {
+    readText: read
+      ? async (path, signal) => {
+          if (!(await exists(path))) throw new FileNotFoundError(path);
+          return read(path, signal);
+        }
+      : nodeFiles.readText,
+    writeText: files.writeText ?? nodeFiles.writeText,
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (err) {
+    return !isNotFound(err); // unreadable but present: let the editor answer
+  }
 }
 
 /**
@@ -151,7 +180,7 @@ export class Session implements TurnHost {
     this.detach(opts.clientId); // the same client attaching again replaces what it brought
     const specs = opts.mcpServers ?? [];
     const pool = specs.length ? createMcpPool(specs, this.deps.logger, 'the client') : undefined;
-    const files = opts.files && (opts.files.readText || opts.files.writeText) ? { ...nodeFiles, ...opts.files } : undefined;
+    const files = opts.files && (opts.files.readText || opts.files.writeText) ? editorSeam(opts.files) : undefined;
     const entry: Attached = { files, pool, tools: [] };
     this.attached.set(opts.clientId, entry);
     const ready = pool
@@ -237,8 +266,18 @@ export class Session implements TurnHost {
     await this.running?.done.catch(() => undefined);
   }
 
+  /** Waits for any client's answer; with a permission timeout, nobody answering in time means deny. */
   askPermission(requestId: string, signal: AbortSignal) {
-    return this.permissions.wait(requestId, signal);
+    const waiting = this.permissions.wait(requestId, signal);
+    const ms = this.deps.permissionTimeoutMs;
+    if (ms === undefined) return waiting;
+    const timer = setTimeout(() => {
+      if (!this.permissions.ids().includes(requestId)) return;
+      const s = Math.round(ms / 100) / 10;
+      this.emit({ type: 'notice', data: { level: 'warning', text: `nobody answered permission request ${requestId} within ${s} s, so it was denied (permission timeout)` } });
+      this.permissions.respond(requestId, 'deny', 'timeout');
+    }, ms);
+    return waiting.finally(() => clearTimeout(timer));
   }
 
   respondPermission(requestId: string, decision: Decision, by: string): void {

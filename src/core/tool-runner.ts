@@ -112,6 +112,7 @@ async function steps(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
   if (refused) return refused;
   // A cancel that landed while the call was being judged must not let it start.
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
+  host.emit({ type: 'tool_call_running', data: { callId: call.id } });
   const out: ToolOutcome = await tool.run(placed.args, context(host, run, tool));
   if (signal.aborted) return { status: 'cancelled', output: out.output, exitCode: out.exitCode ?? null };
   return {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { ModelResolver } from '../providers/resolve.js';
 import type { ToolSpec } from '../providers/provider.js';
 import type { Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
@@ -26,6 +27,10 @@ export interface SessionDeps {
   toolOutputCap: number;
   /** MCP servers from config.json, shared by all sessions; connected on first use. */
   mcp?: McpPool;
+  /** The models a person can pick now, and where the built-in providers read their keys. */
+  catalog: { models(): ModelChoice[]; credentials(): Credential[] };
+  /** When set, a permission question nobody answers in this time is denied, with a notice. */
+  permissionTimeoutMs?: number;
 }
 
 /** A tool as offered to the model in one step. */

@@ -1,6 +1,6 @@
 import { ModelError, type ModelProvider } from '../providers/provider.js';
 import { compactIfNeeded } from './compaction.js';
-import { errorText, usdOf, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
+import { errorText, isFerretError, usdOf, type ErrorCode, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { systemPrompt } from './system-prompt.js';
 import { offeredTools, runToolCall } from './tool-runner.js';
 import type { TurnHost } from './turn-host.js';
@@ -17,6 +17,13 @@ export interface TurnStart {
 interface LoopEnd {
   stop: StopReason;
   error?: string;
+  errorCode?: ErrorCode;
+}
+
+/** A failure as the turn reports it: its sentence, and its code when it has one. */
+function failed(err: unknown, prefix = ''): LoopEnd {
+  const code = err instanceof ModelError ? err.code : isFerretError(err) ? err.code : undefined;
+  return { stop: 'error', error: prefix + errorText(err), ...(code ? { errorCode: code } : {}) };
 }
 
 /**
@@ -33,11 +40,12 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
   try {
     end = await loop(session, t, (s) => (lastText = s));
   } catch (err) {
-    end = signal.aborted ? { stop: 'cancelled' } : { stop: 'error', error: errorText(err) };
+    end = signal.aborted ? { stop: 'cancelled' } : failed(err);
   }
   if (end.error !== undefined) session.emit({ type: 'notice', data: { level: 'error', text: end.error } });
-  session.emit({ type: 'turn_end', data: { turnId, stopReason: end.stop, text: lastText, ...(end.error !== undefined ? { error: end.error } : {}) } });
-  return { turnId, stopReason: end.stop, message: { role: 'assistant', text: lastText }, ...(end.error !== undefined ? { error: end.error } : {}) };
+  const why = { ...(end.error !== undefined ? { error: end.error } : {}), ...(end.errorCode ? { errorCode: end.errorCode } : {}) };
+  session.emit({ type: 'turn_end', data: { turnId, stopReason: end.stop, text: lastText, ...why } });
+  return { turnId, stopReason: end.stop, message: { role: 'assistant', text: lastText }, ...why };
 }
 
 async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => void): Promise<LoopEnd> {
@@ -47,7 +55,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     model = session.deps.resolver.resolve(session.state.model, session.state.cwd);
     model.check?.();
   } catch (err) {
-    return { stop: 'error', error: errorText(err) };
+    return failed(err);
   }
   for (let step = 0; step < session.deps.maxSteps; step++) {
     const summaryUsage = await compactIfNeeded(session, model, turnId, signal);
@@ -90,12 +98,14 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     } catch (err) {
       recordAssistant(session, turnId, text, []);
       setText(text);
+      addCost(session, model, usage); // the call was made: it counts (and a replayable model moves on)
       if (signal.aborted) return { stop: 'cancelled' };
-      return { stop: 'error', error: err instanceof ModelError ? err.message : `model call failed: ${errorText(err)}` };
+      return err instanceof ModelError ? failed(err) : failed(err, 'model call failed: ');
     }
     if (signal.aborted) {
       recordAssistant(session, turnId, text, []);
       setText(text);
+      addCost(session, model, usage);
       return { stop: 'cancelled' };
     }
     setText(text);
@@ -122,7 +132,10 @@ function recordAssistant(session: TurnHost, turnId: string, text: string, calls:
   session.emit({ type: 'message', data: { turnId, message: { role: 'assistant', text, toolCalls: calls } } });
 }
 
-/** cost_update once per model call, after that call's tools ran, with the session's running totals. */
+/**
+ * cost_update exactly once per model call (after that call's tools ran, or when it failed), with
+ * the session's running totals: the fold counts model calls by it.
+ */
 function addCost(session: TurnHost, model: ModelProvider, usage: Usage | undefined, tracksPrompt = true): void {
   const u = session.state.usage;
   const add = usage ?? { input: 0, output: 0, cache: 0, reasoning: 0 };

@@ -40,6 +40,10 @@ export const ConfigSchema = z
       })
       .default({ allow: [], ask: [], deny: [] }),
     maxSteps: z.number().int().positive().max(1000).optional(),
+    /** Deny a permission question nobody answered in this many ms (a bot-driven server); default: wait for a person. */
+    permissionTimeoutMs: z.number().int().positive().optional(),
+    /** How long ferret waits for an editor to answer a file request (fs/read_text_file, fs/write_text_file). */
+    clientRequestTimeoutMs: z.number().int().positive().optional(),
     /** Bytes of one tool result the model receives (default 256 KiB); the rest is cut with a note. */
     toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
     /** MCP servers offered to every session as mcp__<name>__<tool>. */

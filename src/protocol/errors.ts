@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   'permission_not_found',
   'already_decided',
   'model_unavailable',
+  'auth_required',
   'storage',
   'unauthorized',
   'forbidden',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CODES } from './errors.js';
 import {
   AgentModeSchema,
   ApprovalPresetSchema,
@@ -46,6 +47,8 @@ export const ToolCallStartEvent = ev('tool_call_start', {
   title: z.string(),
   locations: z.array(z.object({ path: z.string(), line: z.number().int().optional() })),
 });
+/** The call passed its checks (and any permission) and is running now: ACP's `in_progress`. */
+export const ToolCallRunningEvent = ev('tool_call_running', { callId: z.string() });
 export const ToolCallProgressEvent = ev('tool_call_progress', {
   callId: z.string(),
   stream: z.enum(['stdout', 'stderr']),
@@ -123,6 +126,8 @@ export const TurnEndEvent = ev('turn_end', {
   text: z.string(),
   /** Why the turn ended with stopReason `error`, in one sentence. */
   error: z.string().optional(),
+  /** The error's code when it has one (e.g. `auth_required`: the model's provider has no key). */
+  errorCode: z.enum(ERROR_CODES).optional(),
 });
 
 export const SessionEventSchema = z.discriminatedUnion('type', [
@@ -131,6 +136,7 @@ export const SessionEventSchema = z.discriminatedUnion('type', [
   MessageChunkEvent,
   ReasoningChunkEvent,
   ToolCallStartEvent,
+  ToolCallRunningEvent,
   ToolCallProgressEvent,
   ToolCallEndEvent,
   PermissionRequestedEvent,

@@ -66,6 +66,7 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
     case 'turn_start':
       return replay ? { ...base, kind: 'user_message_chunk', text: e.data.text } : undefined;
     case 'session_created':
+    case 'tool_call_running':
     case 'reasoning_chunk':
     case 'mode_changed':
     case 'model_changed':

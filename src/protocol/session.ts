@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CODES } from './errors.js';
 import { AgentModeSchema, ApprovalPresetSchema, SandboxModeSchema, StopReasonSchema } from './types.js';
 
 // How a session is described to clients, on every surface.
@@ -41,5 +42,7 @@ export const TurnResultSchema = z.object({
   message: z.object({ role: z.literal('assistant'), text: z.string() }),
   /** Why the turn failed, when stopReason is `error`. */
   error: z.string().optional(),
+  /** The failure's code when it has one (`auth_required`: set the provider's key). */
+  errorCode: z.enum(ERROR_CODES).optional(),
 });
 export type TurnResult = z.infer<typeof TurnResultSchema>;

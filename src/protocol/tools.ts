@@ -15,6 +15,19 @@ export interface FileAccess {
   writeText(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
 }
 
+/** A file that does not exist, as every FileAccess reports it (Node's own errors carry ENOENT too). */
+export class FileNotFoundError extends Error {
+  readonly code = 'ENOENT';
+  constructor(readonly path: string) {
+    super(`no such file: ${path}`);
+  }
+}
+
+/** "Does not exist", told apart from every other read failure (a permission, an editor error). */
+export function isNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
+}
+
 /** An MCP server to connect, whoever asked for it (config.json or an attached client). */
 export type McpServerSpec =
   | { name: string; transport: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }

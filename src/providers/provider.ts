@@ -39,6 +39,8 @@ export class ModelError extends Error {
   constructor(
     message: string,
     readonly retryable = false,
+    /** `auth_required`: the provider has no key; the message names the variable or config field to set. */
+    readonly code?: 'auth_required',
   ) {
     super(message);
   }

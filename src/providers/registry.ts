@@ -6,7 +6,7 @@ import type { ProviderFactory } from './resolve.js';
 import { SdkProvider, type RetryPolicy } from './sdk-provider.js';
 
 /** Providers that need no config entry: the name in the model id is the type. */
-const BUILTIN: Record<string, { type: ProviderType; keyEnv?: string }> = {
+export const BUILTIN_PROVIDERS: Record<string, { type: ProviderType; keyEnv?: string }> = {
   openai: { type: 'openai', keyEnv: 'OPENAI_API_KEY' },
   anthropic: { type: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY' },
   ollama: { type: 'ollama' },
@@ -36,7 +36,7 @@ function apiKey(name: string, configured: string | undefined, keyEnv: string | u
 
 function build(modelId: string, name: string, model: string, config: FerretConfig, env: NodeJS.ProcessEnv, tuning: FactoryTuning): ModelProvider | undefined {
   const entry = config.providers[name];
-  const builtin = BUILTIN[name];
+  const builtin = BUILTIN_PROVIDERS[name];
   const type = entry?.type ?? builtin?.type;
   if (!type) return undefined;
   const keyEnv = builtin?.type === type ? builtin.keyEnv : type === 'openai' ? 'OPENAI_API_KEY' : type === 'anthropic' ? 'ANTHROPIC_API_KEY' : undefined;
@@ -59,7 +59,7 @@ function build(modelId: string, name: string, model: string, config: FerretConfi
     ...tuning,
     check: () => {
       if (!baseURL) throw new ModelError(`${modelId}: provider "${name}" has no baseURL; set providers.${name}.baseURL in config.json`);
-      if (needsKey && !key.value) throw new ModelError(`${modelId}: no API key; set ${key.hint ?? keyEnv}`);
+      if (needsKey && !key.value) throw new ModelError(`${modelId}: no API key; set ${key.hint ?? keyEnv}`, false, 'auth_required');
     },
     model: async () => {
       // The AI SDK loads on the first real model call, not at start-up (an editor spawns us per session).

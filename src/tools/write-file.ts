@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
+import { isNotFound } from '../protocol/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { unifiedDiff } from './diff-text.js';
 
@@ -16,10 +17,14 @@ export const writeFileTool = defineTool({
   title: (a) => `Write ${a.path}`,
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);
-    const old = await ctx.files.readText(abs, ctx.signal).then(
-      (t) => t,
-      () => null,
-    );
+    // A new file has no old text; any other read failure stops the write rather than clobber what is there.
+    let old: string | null;
+    try {
+      old = await ctx.files.readText(abs, ctx.signal);
+    } catch (e) {
+      if (!isNotFound(e)) return fail(`cannot write ${a.path}: reading its current content failed: ${(e as Error).message}`);
+      old = null;
+    }
     try {
       await ctx.files.writeText(abs, a.content, ctx.signal);
     } catch (e) {

@@ -18,6 +18,8 @@ export interface AcpServerOptions {
   logger: Logger;
   sandbox: SandboxMode;
   version: string;
+  /** How long the client has to answer a file request (fs/*); default 30 s. */
+  clientTimeoutMs?: number;
 }
 
 let nextConnection = 1;
@@ -47,6 +49,7 @@ export class AcpConnection {
       sandbox: opts.sandbox,
       version: opts.version,
       connectionId,
+      clientTimeoutMs: opts.clientTimeoutMs ?? 30_000,
       notify: (method, params) => channel.send({ jsonrpc: '2.0', method, params }),
       request: (method, params, signal) => {
         // After the client left, an agent→client call (editor fs, permission) fails at once rather than hanging a turn.

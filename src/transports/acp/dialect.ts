@@ -8,6 +8,8 @@ export interface DialectContext {
   sandbox: SandboxMode;
   version: string;
   connectionId: string;
+  /** How long the client has to answer a file request (fs/*) before the call fails. */
+  clientTimeoutMs: number;
   /** Sends a JSON-RPC notification to this connection's client. */
   notify(method: string, params: unknown): void;
   /** Sends a JSON-RPC request to the client and resolves with its result (ACP v1's agent→client calls); `signal` stops the wait. */

@@ -9,6 +9,7 @@ const RPC_CODE: Record<ErrorCode, number> = {
   permission_not_found: -32003,
   already_decided: -32004,
   model_unavailable: -32005,
+  auth_required: -32010,
   storage: -32006,
   unauthorized: -32007,
   forbidden: -32008,

@@ -69,7 +69,7 @@ export class FerretDialect implements Dialect {
       case 'session/message': {
         const p = parseParams(P.message, params);
         const s = this.session(p.sessionId);
-        const { done } = s.startTurn(p.text);
+        const { done } = s.startTurn(p.text, `acp:${this.ctx.connectionId}`);
         return done;
       }
       case 'session/cancel': {

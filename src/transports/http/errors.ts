@@ -13,6 +13,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   session_busy: 409,
   already_decided: 409,
   model_unavailable: 422,
+  auth_required: 422,
   storage: 500,
   internal: 500,
 };

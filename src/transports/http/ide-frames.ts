@@ -60,6 +60,7 @@ export class IdeTranslator {
         this.pending.clear();
         return [];
       case 'session_created':
+      case 'tool_call_running':
       case 'turn_start':
       case 'message_chunk':
       case 'reasoning_chunk':

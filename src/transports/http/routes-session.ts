@@ -20,7 +20,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
   const m = ctx.manager;
 
   app.post('/session', {
-    schema: { summary: 'Create a session', body: NewSessionBody.optional(), response: { 201: SessionDescription, 400: ErrorBody, 401: ErrorBody } },
+    schema: { summary: 'Create a session', body: NewSessionBody.nullish(), response: { 201: SessionDescription, 400: ErrorBody, 401: ErrorBody } },
   }, async (req, reply) => {
     const s = m.create(req.body ?? {});
     return reply.code(201).send(describeSession(s));
@@ -58,7 +58,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     },
   }, async (req, reply) => {
     const s = m.get(req.params.id);
-    const { turnId, done } = s.startTurn(req.body.text);
+    const { turnId, done } = s.startTurn(req.body.text, 'http');
     if (!req.query.wait) {
       done.catch((err: unknown) => req.log.error({ err, sessionId: s.id, turnId }, 'turn failed'));
       return reply.code(202).send({ turnId });

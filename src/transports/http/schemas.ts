@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentModeSchema, ApprovalPresetSchema, DecisionSchema, SandboxModeSchema, SessionSummarySchema, StopReasonSchema } from '../../core/index.js';
+import { AgentModeSchema, ApprovalPresetSchema, DecisionSchema, SandboxModeSchema, SessionDescriptionSchema, SessionSummarySchema, TurnResultSchema } from '../../core/index.js';
 
 // The wire shapes of the HTTP routes: they validate requests and feed the OpenAPI document.
 
@@ -17,14 +17,7 @@ export const NewSessionBody = z
   })
   .strict();
 
-export const SessionDescription = z.object({
-  sessionId: z.string(),
-  mode: AgentModeSchema,
-  model: z.string(),
-  sandbox: SandboxModeSchema,
-  approval: ApprovalPresetSchema,
-  cwd: z.string(),
-});
+export const SessionDescription = SessionDescriptionSchema;
 
 export const SessionSummary = SessionSummarySchema;
 
@@ -50,11 +43,7 @@ export const MessageQuery = z.object({
     .default('true')
     .transform((w) => w === 'true' || w === '1'),
 });
-export const TurnResult = z.object({
-  turnId: z.string(),
-  stopReason: StopReasonSchema,
-  message: z.object({ role: z.literal('assistant'), text: z.string() }),
-});
+export const TurnResult = TurnResultSchema;
 export const TurnAccepted = z.object({ turnId: z.string() });
 
 export const Ok = z.object({ ok: z.literal(true) });

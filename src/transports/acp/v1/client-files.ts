@@ -17,7 +17,7 @@ export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps
     ...(caps.read
       ? {
           readText: async (path: string, signal?: AbortSignal) => {
-            const r = (await ctx.request('fs/read_text_file', { sessionId, path }, signal)) as ReadTextFileResponse | null;
+            const r = (await ask(ctx, 'fs/read_text_file', { sessionId, path }, signal)) as ReadTextFileResponse | null;
             if (typeof r?.content !== 'string') throw new Error(`the editor returned no content for ${path}`);
             return r.content;
           },
@@ -26,9 +26,25 @@ export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps
     ...(caps.write
       ? {
           writeText: async (path: string, content: string, signal?: AbortSignal) => {
-            await ctx.request('fs/write_text_file', { sessionId, path, content }, signal);
+            await ask(ctx, 'fs/write_text_file', { sessionId, path, content }, signal);
           },
         }
       : {}),
   };
+}
+
+/**
+ * A request to the editor with a deadline: an editor that never answers must not hold the turn.
+ * On expiry the request is withdrawn (`$/cancel_request`) and the tool call fails saying why.
+ */
+async function ask(ctx: DialectContext, method: string, params: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+  const deadline = AbortSignal.timeout(ctx.clientTimeoutMs);
+  try {
+    return await ctx.request(method, params, signal ? AbortSignal.any([signal, deadline]) : deadline);
+  } catch (err) {
+    if (deadline.aborted && !signal?.aborted) {
+      throw new Error(`the editor did not answer ${method} within ${Math.round(ctx.clientTimeoutMs / 100) / 10} s (the request was withdrawn)`);
+    }
+    throw err;
+  }
 }

@@ -4,6 +4,8 @@ import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, RpcError } from '../jso
 
 /** ACP v1's "resource not found" (unknown session: `data.sessionId`). */
 export const ACP_RESOURCE_NOT_FOUND = -32002;
+/** ACP v1's "authentication required": the model's provider has no key (see initialize's authMethods). */
+export const ACP_AUTH_REQUIRED = -32000;
 
 /**
  * Core error → ACP v1 error. v1 gives -32002 a meaning (resource not found), so ferret's own
@@ -17,11 +19,13 @@ export function toAcpError(err: unknown): RpcError {
     case 'not_found':
       return new RpcError(ACP_RESOURCE_NOT_FOUND, err.message, data);
     case 'invalid_params':
+    case 'model_unavailable':
       return new RpcError(JSONRPC_INVALID_PARAMS, err.message, data);
+    case 'auth_required':
+      return new RpcError(ACP_AUTH_REQUIRED, err.message, data);
     case 'already_decided':
     case 'permission_not_found':
     case 'session_busy':
-    case 'model_unavailable':
     case 'storage':
     case 'unauthorized':
     case 'forbidden':

@@ -10,6 +10,14 @@ import { SessionLink } from './session-link.js';
 
 /** Ferret-only methods, advertised under `agentCapabilities._meta["ferret.dev"]`. */
 const EXT_METHODS = ['_ferret/setApproval', '_ferret/status', '_ferret/bridgeStatus'];
+/** Ferret-only notifications; a client gets those it lists in `clientCapabilities._meta["ferret.dev"].notifications`. */
+const EXT_NOTIFICATIONS = ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation'];
+
+function advertisedExtensions(caps: ClientCaps): Set<string> {
+  const ours = caps._meta?.[META_NS];
+  const asked = ours && typeof ours === 'object' ? (ours as { notifications?: unknown }).notifications : undefined;
+  return new Set(Array.isArray(asked) ? EXT_NOTIFICATIONS.filter((n) => asked.includes(n)) : []);
+}
 
 const STOP: Record<Exclude<TurnResult['stopReason'], 'error'>, StopReason> = {
   end_turn: 'end_turn',
@@ -38,7 +46,7 @@ class AcpV1Dialect implements Dialect {
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: { list: {}, resume: {}, close: {} },
-        _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation'] } },
+        _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: EXT_NOTIFICATIONS } },
       },
       authMethods: [],
       agentInfo: { name: 'ferret', title: 'Ferret', version: this.ctx.version },
@@ -199,6 +207,7 @@ class AcpV1Dialect implements Dialect {
     const link = new SessionLink(this.ctx, s, this.ctx.manager, {
       fs: { read: fs?.readTextFile === true, write: fs?.writeTextFile === true },
       notices: this.caps.session?.notices != null,
+      extensions: advertisedExtensions(this.caps),
     });
     this.links.set(s.id, link);
     link.attach(replay, mcpServers);

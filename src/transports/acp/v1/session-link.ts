@@ -10,6 +10,7 @@ import { UpdateMapper } from './updates.js';
 export interface LinkCaps {
   fs: FsCaps;
   notices: boolean;
+  extensions: ReadonlySet<string>;
 }
 
 /**
@@ -45,6 +46,7 @@ export class SessionLink {
     const mapper = new UpdateMapper({
       config: () => configOptions(s, this.manager),
       notices: this.caps.notices,
+      extensions: this.caps.extensions,
       usageBase: replay ? ZERO_USAGE : s.state.usage,
     });
     const asked = new Map<string, EventData<'permission_requested'>>();

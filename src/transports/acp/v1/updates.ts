@@ -10,6 +10,8 @@ export interface MapperOptions {
   config: () => SessionConfigOption[];
   /** Client advertised `session.notices`. */
   notices: boolean;
+  /** The `_ferret/...` extension notifications the client advertised it wants; others are not sent. */
+  extensions: ReadonlySet<string>;
   /** Usage totals already reported to this client (a live attach starts from the session's). */
   usageBase: Usage;
 }
@@ -54,11 +56,13 @@ export class UpdateMapper {
         return [{ update: { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.data.text } } }];
       case 'tool_call_start':
         return this.start(e.data);
+      case 'tool_call_running':
+        return this.patch(e.data.callId, { status: 'in_progress' });
       case 'tool_call_progress': {
         const c = this.calls.get(e.data.callId);
         if (!c) return [];
         c.output = tail(c.output + e.data.text);
-        return this.patch(e.data.callId, { status: 'in_progress', content: [text(fence(c.output))] });
+        return this.patch(e.data.callId, { content: [text(fence(c.output))] });
       }
       case 'file_edit': {
         const c = this.calls.get(e.data.callId);
@@ -73,15 +77,15 @@ export class UpdateMapper {
         return [this.end(e.data)];
       case 'permission_requested': {
         const { requestId, risk, reason, rule } = e.data;
-        return this.patch(e.data.callId, { status: 'pending', _meta: { [META_NS]: { permission: { requestId, risk, reason, ...(rule ? { rule } : {}) } } } });
+        // Still `pending` (it was announced so): the status only moves forward, to in_progress when it runs.
+        return this.patch(e.data.callId, { _meta: { [META_NS]: { permission: { requestId, risk, reason, ...(rule ? { rule } : {}) } } } });
       }
       case 'permission_resolved':
-        if (e.data.decision !== 'allow' && e.data.decision !== 'always') return [];
-        return this.patch(e.data.callId, { status: 'in_progress', _meta: { [META_NS]: { permission: { requestId: e.data.requestId, decision: e.data.decision, by: e.data.by } } } });
+        return this.patch(e.data.callId, { _meta: { [META_NS]: { permission: { requestId: e.data.requestId, decision: e.data.decision, by: e.data.by } } } });
       case 'sandbox_violation': {
         const v = { tool: e.data.tool, mode: e.data.mode, reason: e.data.reason, ...(e.data.path ? { path: e.data.path } : {}) };
         if (e.data.callId && this.calls.has(e.data.callId)) return this.patch(e.data.callId, { _meta: { [META_NS]: { sandboxViolation: v } } });
-        return [{ ext: '_ferret/sandbox_violation', params: { sessionId: e.sessionId, ...v } }];
+        return this.ext('_ferret/sandbox_violation', { sessionId: e.sessionId, ...v });
       }
       case 'cost_update':
         return [{ update: this.usageUpdate(e.data) }];
@@ -94,15 +98,20 @@ export class UpdateMapper {
       case 'approval_changed':
         return [{ update: { sessionUpdate: 'config_option_update', configOptions: this.opts.config() } }];
       case 'notice':
-        if (this.opts.notices) return [{ update: { sessionUpdate: 'notice', severity: e.data.level, title: e.data.text } }];
-        return [{ ext: '_ferret/notice', params: { sessionId: e.sessionId, level: e.data.level, text: e.data.text } }];
+        if (this.opts.notices) return [{ update: { sessionUpdate: 'notice', severity: e.data.level, title: e.data.text || '(empty notice)' } }];
+        return this.ext('_ferret/notice', { sessionId: e.sessionId, level: e.data.level, text: e.data.text });
       case 'turn_end':
-        return [{ ext: '_ferret/turn_end', params: { sessionId: e.sessionId, turnId: e.data.turnId, stopReason: e.data.stopReason } }];
+        return this.ext('_ferret/turn_end', { sessionId: e.sessionId, turnId: e.data.turnId, stopReason: e.data.stopReason });
       case 'session_created':
       case 'message':
       case 'history_compacted':
         return [];
     }
+  }
+
+  /** An extension notification, only to a client that asked for it (others show unknown methods as noise). */
+  private ext(name: string, params: Record<string, unknown>): Outbound[] {
+    return this.opts.extensions.has(name) ? [{ ext: name, params }] : [];
   }
 
   private start(d: EventData<'tool_call_start'>): Outbound[] {
@@ -115,7 +124,7 @@ export class UpdateMapper {
         title: d.title,
         name: d.tool,
         kind: d.kind,
-        status: 'in_progress',
+        status: 'pending',
         locations: d.locations,
         rawInput: d.args,
       },

@@ -11,8 +11,8 @@ export type ToolEffect = 'read' | 'write' | 'execute';
 /** File access seam: the node file system by default, an editor's buffers for an attached client. */
 export interface FileAccess {
   /** `signal` lets a cancelled turn stop waiting on a slow editor. */
-  readText(absPath: string, signal?: AbortSignal): Promise<string>;
-  writeText(absPath: string, content: string, signal?: AbortSignal): Promise<void>;
+  readText: (absPath: string, signal?: AbortSignal) => Promise<string>;
+  writeText: (absPath: string, content: string, signal?: AbortSignal) => Promise<void>;
 }
 
 /** A file that does not exist, as every FileAccess reports it (Node's own errors carry ENOENT too). */

@@ -5,40 +5,43 @@
 //     with 1 reader, same server.
 // (b) 50 sessions driven at once (POST /session, then POST /session/:id/message, all concurrent):
 //     turns/s and errors. Floor: the same 50 turns one after another on the same server.
-import { Ferret, SseReader, http, median, now, removeDir, tempDir, withTimeout, writeScript } from './lib.mjs';
+import { api } from '../../test/support/http.mjs';
+import { SseClient } from '../../test/support/sse.mjs';
+import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
+import { ferret, median, now, withTimeout } from './lib.mjs';
 
 async function server() {
-  const home = tempDir('fan-home');
-  const ws = tempDir('fan-ws');
-  const f = new Ferret(['--http', '--port', '0', '--cwd', ws, '--no-stdio'], { home, env: { FERRET_LOG_LEVEL: 'info' } });
+  const home = tempDir('bench-fan-home');
+  const ws = tempDir('bench-fan-ws');
+  const f = ferret(['--http', '--port', '0', '--cwd', ws, '--no-stdio'], home);
   const url = await f.listening();
   return { f, url, ws, close: async () => { await f.kill(); removeDir(home); removeDir(ws); } };
 }
 
 async function readersTurn(url, model, readers, n) {
-  const s = await http(url, 'POST', '/session', { model });
+  const s = await api(url, 'POST', '/session', { model });
   if (s.status !== 201) throw new Error(`POST /session ${s.status} ${JSON.stringify(s.body)}`);
   const id = s.body.sessionId;
-  const rs = Array.from({ length: readers }, () => new SseReader(url, `/session/${id}/events`));
+  const rs = Array.from({ length: readers }, () => new SseClient(url, `/session/${id}/events`, { keep: false }));
   await Promise.all(rs.map((r) => r.opened));
   const t0 = now();
-  const res = await http(url, 'POST', `/session/${id}/message`, { text: 'go' });
-  const settled = await Promise.allSettled(rs.map((r) => r.waitFor((x) => x.results >= 1, 60_000)));
+  const res = await api(url, 'POST', `/session/${id}/message`, { text: 'go' });
+  const settled = await Promise.allSettled(rs.map((r) => r.waitFor((_, x) => x.count('result') >= 1, 60_000)));
   const ms = now() - t0;
   let errors = res.status === 200 && res.body.stopReason === 'end_turn' ? 0 : 1;
   let frames = 0;
   for (let i = 0; i < rs.length; i++) {
-    frames += rs[i].frames;
-    if (settled[i].status === 'rejected' || rs[i].loopEvents < n) errors++;
+    frames += rs[i].total;
+    if (settled[i].status === 'rejected' || rs[i].count('loop_event') < n) errors++;
     rs[i].close();
   }
   return { ms, frames, errors };
 }
 
 async function sessionTurn(url, model) {
-  const s = await http(url, 'POST', '/session', { model });
+  const s = await api(url, 'POST', '/session', { model });
   if (s.status !== 201) return false;
-  const r = await http(url, 'POST', `/session/${s.body.sessionId}/message`, { text: 'go' });
+  const r = await api(url, 'POST', `/session/${s.body.sessionId}/message`, { text: 'go' });
   return r.status === 200 && r.body.stopReason === 'end_turn';
 }
 

@@ -4,7 +4,12 @@
 // - per SSE reader: ferret --http, RSS delta over 100 idle SSE readers on one session, / 100;
 //   floor: a plain node http server holding 100 open responses, same client.
 import { spawn } from 'node:child_process';
-import { Ferret, SseReader, http, median, removeDir, rssKb, sleep, tempDir, track, withTimeout } from './lib.mjs';
+import { api } from '../../test/support/http.mjs';
+import { rssKiB } from '../../test/support/rss.mjs';
+import { track } from '../../test/support/spawn.mjs';
+import { SseClient } from '../../test/support/sse.mjs';
+import { removeDir, tempDir } from '../../test/support/temp.mjs';
+import { ferret, median, sleep, withTimeout } from './lib.mjs';
 
 const HOLD_SRC = `
 const held = [];
@@ -16,26 +21,26 @@ process.stdin.resume();
 async function idleFloor() {
   const c = track(spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] }));
   await sleep(1000);
-  const kb = rssKb(c.pid);
+  const kb = rssKiB(c.pid);
   c.kill('SIGKILL');
   return kb;
 }
 
 async function stdioSessions(nSessions) {
-  const home = tempDir('mem-home');
-  const ws = tempDir('mem-ws');
-  const f = new Ferret(['--cwd', ws], { home, env: { FERRET_LOG_LEVEL: 'warn' } });
+  const home = tempDir('bench-mem-home');
+  const ws = tempDir('bench-mem-ws');
+  const f = ferret(['--cwd', ws], home, { FERRET_LOG_LEVEL: 'warn' });
   try {
     await f.call('initialize', {});
     await sleep(1000);
-    const idle = f.rssKb();
+    const idle = rssKiB(f.child.pid);
     // a few sessions first so one-off lazy loads (session code paths) are not billed per session
     for (let i = 0; i < 10; i++) await f.call('session/new', { cwd: ws });
     await sleep(300);
-    const before = f.rssKb();
+    const before = rssKiB(f.child.pid);
     for (let i = 0; i < nSessions; i++) await f.call('session/new', { cwd: ws });
     await sleep(1000);
-    const after = f.rssKb();
+    const after = rssKiB(f.child.pid);
     return { idle, perSession: (after - before) / nSessions };
   } finally {
     await f.kill();
@@ -45,23 +50,23 @@ async function stdioSessions(nSessions) {
 }
 
 async function sseReaders(nReaders) {
-  const home = tempDir('mem-home');
-  const ws = tempDir('mem-ws');
-  const f = new Ferret(['--http', '--port', '0', '--cwd', ws, '--no-stdio'], { home, env: { FERRET_LOG_LEVEL: 'info' } });
+  const home = tempDir('bench-mem-home');
+  const ws = tempDir('bench-mem-ws');
+  const f = ferret(['--http', '--port', '0', '--cwd', ws, '--no-stdio'], home);
   const rs = [];
   try {
     const url = await f.listening();
-    const s = await http(url, 'POST', '/session', {});
+    const s = await api(url, 'POST', '/session', {});
     const id = s.body.sessionId;
-    for (let i = 0; i < 5; i++) rs.push(new SseReader(url, `/session/${id}/events`));
+    for (let i = 0; i < 5; i++) rs.push(new SseClient(url, `/session/${id}/events`, { keep: false }));
     await Promise.all(rs.map((r) => r.opened));
     await sleep(500);
-    const before = f.rssKb();
-    const more = Array.from({ length: nReaders }, () => new SseReader(url, `/session/${id}/events`));
+    const before = rssKiB(f.child.pid);
+    const more = Array.from({ length: nReaders }, () => new SseClient(url, `/session/${id}/events`, { keep: false }));
     rs.push(...more);
     await Promise.all(more.map((r) => r.opened));
     await sleep(1000);
-    return (f.rssKb() - before) / nReaders;
+    return (rssKiB(f.child.pid) - before) / nReaders;
   } finally {
     for (const r of rs) r.close();
     await f.kill();
@@ -75,16 +80,16 @@ async function sseFloor(nReaders) {
   let err = '';
   const port = await withTimeout(new Promise((r) => c.stderr.setEncoding('utf8').on('data', (d) => { err += d; const m = /port (\d+)/.exec(err); if (m) r(m[1]); })), 10_000, 'hold floor');
   const url = `http://127.0.0.1:${port}`;
-  const rs = Array.from({ length: 5 }, () => new SseReader(url, '/'));
+  const rs = Array.from({ length: 5 }, () => new SseClient(url, '/', { keep: false }));
   try {
     await Promise.all(rs.map((r) => r.opened));
     await sleep(500);
-    const before = rssKb(c.pid);
-    const more = Array.from({ length: nReaders }, () => new SseReader(url, '/'));
+    const before = rssKiB(c.pid);
+    const more = Array.from({ length: nReaders }, () => new SseClient(url, '/', { keep: false }));
     rs.push(...more);
     await Promise.all(more.map((r) => r.opened));
     await sleep(1000);
-    return (rssKb(c.pid) - before) / nReaders;
+    return (rssKiB(c.pid) - before) / nReaders;
   } finally {
     for (const r of rs) r.close();
     c.kill('SIGKILL');

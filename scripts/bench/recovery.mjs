@@ -7,7 +7,10 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ferret, median, now, onJsonLines, removeDir, tempDir, track, withTimeout } from './lib.mjs';
+import { onJsonLines } from '../../test/support/jsonl.mjs';
+import { track } from '../../test/support/spawn.mjs';
+import { removeDir, tempDir } from '../../test/support/temp.mjs';
+import { ferret, median, now, withTimeout } from './lib.mjs';
 
 const FLOOR_SRC = `
 const fs = require('node:fs');
@@ -54,7 +57,7 @@ function writeLog(home, cwd, total) {
 }
 
 async function ferretLoad(home, ws, id) {
-  const f = new Ferret(['--cwd', ws], { home, env: { FERRET_LOG_LEVEL: 'warn' } });
+  const f = ferret(['--cwd', ws], home, { FERRET_LOG_LEVEL: 'warn' });
   try {
     await f.call('initialize', {});
     let updates = 0;
@@ -81,8 +84,8 @@ async function floorLoad(file) {
 
 export async function run({ quick = false } = {}) {
   const reps = quick ? 1 : 3;
-  const home = tempDir('rec-home');
-  const ws = tempDir('rec-ws');
+  const home = tempDir('bench-rec-home');
+  const ws = tempDir('bench-rec-ws');
   try {
     const log = writeLog(home, ws, 100_000);
     const fe = [];

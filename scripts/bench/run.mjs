@@ -5,7 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, cleanupAll, fmt, now } from './lib.mjs';
+import { killAll, REPO } from '../../test/support/spawn.mjs';
+import { removeTempDirs } from '../../test/support/temp.mjs';
+import { fmt, now } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -30,7 +32,8 @@ for (const name of ALL) {
     failures.push({ name, error: String(err.message ?? err).slice(0, 300) });
   }
 }
-cleanupAll();
+killAll();
+removeTempDirs();
 const totalS = (now() - t0) / 1000;
 
 const unitDigits = { ms: 1, 'ms/call': 1, MB: 1, KB: 1, count: 0, 'ev/s': 0, 'frames/s': 0, 'turns/s': 0 };
@@ -49,7 +52,7 @@ console.log(`\nbench: ${rows.length} figures in ${totalS.toFixed(1)} s${quick ? 
 if (write) {
   let commit = 'unknown';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
   } catch {
     /* not a git checkout */
   }
@@ -65,8 +68,8 @@ with ferret's runs, so a noisy machine moves both; "ratio" is figure ÷ floor.
 
 ${table.join('\n')}
 ${failures.length ? '\nFailed benchmarks: ' + failures.map((f) => `\`${f.name}\`: ${f.error}`).join('; ') + '\n' : ''}
-${(await import('node:fs')).readFileSync(join(ROOT, 'scripts/bench/notes.md'), 'utf8')}`;
-  writeFileSync(join(ROOT, 'docs/performance.md'), md);
+${(await import('node:fs')).readFileSync(join(REPO, 'scripts/bench/notes.md'), 'utf8')}`;
+  writeFileSync(join(REPO, 'docs/performance.md'), md);
   console.log('wrote docs/performance.md');
 }
 process.exit(failures.length ? 1 : 0);

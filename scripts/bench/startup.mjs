@@ -2,7 +2,10 @@
 // line; and spawn → `GET /health` answered with `--http --port 0`. Runs are interleaved
 // (floor, stdio, http, floor, ...) so machine noise hits all three alike.
 import { spawn } from 'node:child_process';
-import { Ferret, http, median, now, removeDir, tempDir, track, withTimeout } from './lib.mjs';
+import { api } from '../../test/support/http.mjs';
+import { track } from '../../test/support/spawn.mjs';
+import { removeDir, tempDir } from '../../test/support/temp.mjs';
+import { ferret, median, now, withTimeout } from './lib.mjs';
 
 const ECHO = 'process.stdin.once("data", (d) => { process.stdout.write(d); process.exit(0); })';
 
@@ -17,23 +20,23 @@ async function floorOnce() {
 }
 
 async function stdioOnce(home) {
-  const f = new Ferret([], { home });
+  const f = ferret([], home);
   try {
     // Written at once, like an editor does: the answer time is spawn → initialize result.
     await withTimeout(f.call('initialize', {}), 10_000, 'initialize');
-    return now() - f.t0;
+    return now() - f.startedAt;
   } finally {
     await f.kill();
   }
 }
 
 async function httpOnce(home) {
-  const f = new Ferret(['--http', '--port', '0'], { home });
+  const f = ferret(['--http', '--port', '0'], home);
   try {
     const url = await f.listening();
-    const r = await http(url, 'GET', '/health');
+    const r = await api(url, 'GET', '/health');
     if (r.status !== 200) throw new Error(`/health answered ${r.status}`);
-    return now() - f.t0;
+    return now() - f.startedAt;
   } finally {
     await f.kill();
   }
@@ -41,7 +44,7 @@ async function httpOnce(home) {
 
 export async function run({ quick = false } = {}) {
   const n = quick ? 5 : 15;
-  const home = tempDir('startup');
+  const home = tempDir('bench-startup');
   const floor = [];
   const stdio = [];
   const httpT = [];

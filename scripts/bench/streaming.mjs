@@ -11,9 +11,11 @@
 //             (each stamped with Date.now()) one write() each to its stdout pipe AND as SSE
 //             frames to one HTTP response; the same client code reads both.
 import { spawn } from 'node:child_process';
-import {
-  Ferret, SseReader, chunkScript, eventTsBySeq, median, now, onJsonLines, percentile, removeDir, tempDir, track, withTimeout, writeScript,
-} from './lib.mjs';
+import { onJsonLines } from '../../test/support/jsonl.mjs';
+import { track } from '../../test/support/spawn.mjs';
+import { SseClient } from '../../test/support/sse.mjs';
+import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
+import { chunkScript, eventTsBySeq, ferret, median, now, percentile, withTimeout } from './lib.mjs';
 
 const FLOOR_SRC = `
 const http = require('node:http');
@@ -56,7 +58,7 @@ async function floorOnce(n, delayMs) {
   const acp = new Map();
   const sse = new Map();
   const tsBySeq = new Map();
-  const reader = new SseReader(url, '/', { mode: 'parse', onLoopEvent: (p, t) => { sse.set(p.seq, t); } });
+  const reader = new SseClient(url, '/', { keep: false, onFrame: (f, t) => { if (f.event === 'loop_event') sse.set(f.data.seq, t); } });
   await reader.opened;
   await withTimeout(new Promise((r) => { const i = setInterval(() => { if (err.includes('ready')) { clearInterval(i); r(); } }, 2); }), 5000, 'floor ready');
   let acpDone;
@@ -69,7 +71,7 @@ async function floorOnce(n, delayMs) {
   const t0 = now();
   c.stdin.write('go\n');
   const acpEnd = await withTimeout(acpAll, 60_000, 'floor acp');
-  await reader.waitFor((r) => r.loopEvents >= n);
+  await reader.waitFor((_, r) => r.count('loop_event') >= n, 60_000);
   const sseEnd = now();
   reader.close();
   c.kill('SIGKILL');
@@ -78,9 +80,9 @@ async function floorOnce(n, delayMs) {
 }
 
 async function ferretOnce(n, delayMs) {
-  const home = tempDir('stream-home');
-  const ws = tempDir('stream-ws');
-  const f = new Ferret(['--http', '--port', '0', '--cwd', ws], { home, env: { FERRET_LOG_LEVEL: 'info' } });
+  const home = tempDir('bench-stream-home');
+  const ws = tempDir('bench-stream-ws');
+  const f = ferret(['--http', '--port', '0', '--cwd', ws], home);
   try {
     const url = await f.listening();
     await f.call('initialize', {});
@@ -95,15 +97,15 @@ async function ferretOnce(n, delayMs) {
         if (acp.size === n) acpEnd = now();
       }
     };
-    const reader = new SseReader(url, `/session/${sessionId}/events`, {
-      mode: 'parse',
-      onLoopEvent: (p, t) => { if (p.kind === 'agent_message_chunk') sse.set(p.seq, t); },
+    const reader = new SseClient(url, `/session/${sessionId}/events`, {
+      keep: false,
+      onFrame: (fr, t) => { if (fr.event === 'loop_event' && fr.data.kind === 'agent_message_chunk') sse.set(fr.data.seq, t); },
     });
     await reader.opened;
     const t0 = now();
     const r = await withTimeout(f.call('session/message', { sessionId, text: 'go' }), 120_000, 'streaming turn');
     if (r.stopReason !== 'end_turn') throw new Error(`turn ended ${r.stopReason}`);
-    await reader.waitFor(() => sse.size >= n);
+    await reader.waitFor(() => sse.size >= n, 60_000);
     const sseEnd = now();
     reader.close();
     if (acp.size !== n) throw new Error(`ACP client got ${acp.size}/${n} chunks`);

@@ -7,12 +7,13 @@
 // which gives the confined − unconfined overhead of `true` by itself.
 import { spawn } from 'node:child_process';
 import { execa } from 'execa';
-import { Ferret, median, now, removeDir, tempDir, withTimeout, writeScript } from './lib.mjs';
+import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
+import { ferret, median, now, withTimeout } from './lib.mjs';
 
 // The shipped CLI is one bundle, so confine.ts is bundled on its own here for its exact argv.
 async function loadConfine() {
   const { build } = await import('rolldown');
-  const dir = tempDir('tools-confine');
+  const dir = tempDir('bench-tools-confine');
   await build({ input: new URL('../../src/sandbox/confine.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'confine.mjs' }, logLevel: 'silent' });
   const mod = await import(`${dir}/confine.mjs`);
   removeDir(dir);
@@ -21,9 +22,9 @@ async function loadConfine() {
 const { confineCommand } = await loadConfine();
 
 async function ferretCalls(sandbox, k) {
-  const home = tempDir('tools-home');
-  const ws = tempDir('tools-ws');
-  const f = new Ferret(['--cwd', ws, '--approval', 'full-auto', '--sandbox', sandbox], { home, env: { FERRET_LOG_LEVEL: 'warn' } });
+  const home = tempDir('bench-tools-home');
+  const ws = tempDir('bench-tools-ws');
+  const f = ferret(['--cwd', ws, '--approval', 'full-auto', '--sandbox', sandbox], home, { FERRET_LOG_LEVEL: 'warn' });
   try {
     await f.call('initialize', {});
     const calls = Array.from({ length: k }, (_, i) => ({ id: `c${i}`, name: 'bash', arguments: { command: 'true' } }));
@@ -71,7 +72,7 @@ const spawnTrue = (file, args, env) =>
 export async function run({ quick = false } = {}) {
   const k = quick ? 20 : 60;
   const reps = quick ? 1 : 3;
-  const ws = tempDir('tools-raw');
+  const ws = tempDir('bench-tools-raw');
   try {
     const conf = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
     const unconf = confineCommand({ mode: 'danger-full-access', workspace: ws, command: 'true', env: process.env });

@@ -3,32 +3,27 @@
 // in scripts/evals/tasks/*.json in its own temp workspace while following the session's SSE
 // stream, checks the outcome and prints one row a task: pass/fail, cost, duration.
 // Exit code 0 only when every task passes. See scripts/evals/README.md.
+// The clients (spawn, stderr, HTTP, SSE) are the shared ones in test/support/*.mjs.
 //
 //   node scripts/evals/run.mjs [--tasks DIR] [--work-dir DIR] [--only NAME[,NAME]] [--bin PATH] [--keep] [--json FILE]
-import { spawn } from 'node:child_process';
 import process from 'node:process';
-import { clearTimeout, setTimeout } from 'node:timers';
+import { setTimeout } from 'node:timers';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
+import { api, listeningUrl } from '../../test/support/http.mjs';
+import { scratchRoot } from '../../test/support/scratch.mjs';
+import { CHIMERA, exitOnSignals, spawnFerret, stopChild } from '../../test/support/spawn.mjs';
+import { SseClient } from '../../test/support/sse.mjs';
+import { StderrLog } from '../../test/support/stderr-log.mjs';
+import { removeDir, tempDir } from '../../test/support/temp.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const REPO = resolve(HERE, '../..');
-
-// Work folders must not sit under /tmp, /var/tmp or /run: commands get fresh ones in the sandbox,
-// so an "outside" file there would be hidden rather than protected. A clone under /tmp uses $HOME.
-function defaultWorkDir() {
-  const real = realpathSync(REPO);
-  const masked = ['/tmp', '/var/tmp', '/run'].some((m) => real === m || real.startsWith(`${m}/`));
-  return masked ? join(homedir(), '.cache', 'ferret-evals') : join(REPO, '.tmp', 'evals');
-}
 
 function parseArgs(argv) {
-  const o = { workDir: defaultWorkDir(), tasks: join(HERE, 'tasks'), bin: join(REPO, 'dist/cli/main.js'), only: undefined, keep: false, json: undefined, timeoutMs: 30_000 };
+  // Work folders must not sit under /tmp, /var/tmp or /run (see scratchRoot): made only when no --work-dir is given.
+  const o = { workDir: undefined, tasks: join(HERE, 'tasks'), bin: CHIMERA, only: undefined, keep: false, json: undefined, timeoutMs: 30_000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -48,6 +43,7 @@ function parseArgs(argv) {
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
+  o.workDir ??= scratchRoot('evals');
   return o;
 }
 
@@ -55,103 +51,35 @@ function parseArgs(argv) {
 
 /** Spawns `chimera ferret serve --http --no-stdio --port 0` and learns its URL from the `listening` log line. */
 async function startServer(bin, home, token) {
-  const child = spawn(process.execPath, [bin, 'ferret', 'serve', '--http', '--no-stdio', '--port', '0', '--approval', 'full-auto'], {
-    env: { ...process.env, CHIMERA_HOME: home, FERRET_SERVER_TOKEN: token, FERRET_LOG_LEVEL: 'info' },
+  const child = spawnFerret(['--http', '--no-stdio', '--port', '0', '--approval', 'full-auto'], {
+    bin,
+    env: { CHIMERA_HOME: home, FERRET_SERVER_TOKEN: token, FERRET_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderr = '';
-  const url = await new Promise((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`ferret did not report "listening" within 15 s; stderr:\n${stderr}`)), 15_000);
-    createInterface({ input: child.stderr }).on('line', (line) => {
-      stderr += line + '\n';
-      if (!line.includes('"msg":"listening"')) return;
-      try {
-        clearTimeout(timer);
-        resolveUrl(JSON.parse(line).url);
-      } catch (e) {
-        reject(e);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`ferret exited (${code}) before listening; stderr:\n${stderr}`));
-    });
+  const log = new StderrLog(child.stderr);
+  const url = await listeningUrl(log).catch((e) => {
+    child.kill('SIGKILL');
+    throw e;
   });
-  const stop = async () => {
-    if (child.exitCode !== null) return child.exitCode;
-    const exited = new Promise((r) => child.on('exit', (code) => r(code)));
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-    const code = await exited;
-    clearTimeout(t);
-    return code;
-  };
-  return { url, stop, stderr: () => stderr };
+  return { url, stop: () => stopChild(child, 'SIGTERM'), stderr: () => log.text };
 }
 
-async function api(server, token, method, path, body) {
-  const res = await globalThis.fetch(server + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = text ? JSON.parse(text) : {};
-  } catch {
-    json = { raw: text };
+/** The harness's one HTTP policy: any non-2xx answer fails the task, quoting the body. */
+async function call(ctx, method, path, body) {
+  const r = await api(ctx.url, method, path, body, ctx.token);
+  if (r.status < 200 || r.status > 299) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text}`);
+  return r.body;
+}
+
+/** Follows GET /session/:id/events; resolves once the stream is live, so nothing after it is missed. */
+async function followEvents(ctx, sessionId) {
+  const sse = new SseClient(ctx.url, `/session/${sessionId}/events`, { token: ctx.token });
+  const status = await sse.opened;
+  if (status !== 200) {
+    sse.close();
+    throw new Error(`GET /session/${sessionId}/events: HTTP ${status}`);
   }
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-  return json;
-}
-
-/** Follows GET /session/:id/events; `opened` resolves once the stream is live, so nothing after it is missed. */
-function followEvents(server, token, sessionId) {
-  const frames = [];
-  let buf = '';
-  let onFrame = () => {};
-  const req = httpRequest(`${server}/session/${sessionId}/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, agent: false });
-  const opened = new Promise((resolveOpen, reject) => {
-    req.on('response', (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`GET /session/${sessionId}/events: HTTP ${res.statusCode}`));
-      res.setEncoding('utf8');
-      res.on('data', (d) => {
-        buf += d;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const f = { id: '', event: '', data: undefined };
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id: ')) f.id = line.slice(4);
-            else if (line.startsWith('event: ')) f.event = line.slice(7);
-            else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
-          }
-          if (f.event) {
-            frames.push(f);
-            onFrame();
-          }
-        }
-      });
-      resolveOpen();
-    });
-    req.on('error', (e) => reject(e));
-  });
-  req.end();
-  /** Resolves when a frame satisfying pred has arrived (or after timeoutMs, with false). */
-  const until = (pred, timeoutMs) =>
-    new Promise((r) => {
-      if (frames.some(pred)) return r(true);
-      const t = setTimeout(() => r(false), timeoutMs);
-      onFrame = () => {
-        if (frames.some(pred)) {
-          clearTimeout(t);
-          r(true);
-        }
-      };
-    });
-  return { frames, opened, until, close: () => req.destroy() };
+  return sse;
 }
 
 // ---------------------------------------------------------------- tasks
@@ -234,7 +162,7 @@ function runCheck(c, run) {
 
 async function runTask(task, ctx) {
   const started = Date.now();
-  const root = realpathSync(mkdtempSync(join(ctx.workDir, `${task.name}-`)));
+  const root = tempDir(task.name, { parent: ctx.workDir, removeAtExit: !ctx.keep });
   const ws = join(root, 'workspace');
   mkdirSync(ws);
   for (const [p, content] of Object.entries(task.files ?? {})) {
@@ -248,16 +176,16 @@ async function runTask(task, ctx) {
   const failures = [];
   let events;
   try {
-    const s = await api(ctx.url, ctx.token, 'POST', '/session', { cwd: ws, model: `scripted:${modelPath}`, ...(task.approval ? { approval: task.approval } : {}) });
-    events = followEvents(ctx.url, ctx.token, s.sessionId);
+    const s = await call(ctx, 'POST', '/session', { cwd: ws, model: `scripted:${modelPath}`, ...(task.approval ? { approval: task.approval } : {}) });
+    events = await followEvents(ctx, s.sessionId);
     run.frames = events.frames;
-    await events.opened;
     const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`turn did not end within ${task.timeoutMs ?? ctx.timeoutMs} ms`)), task.timeoutMs ?? ctx.timeoutMs).unref());
-    run.answer = await Promise.race([api(ctx.url, ctx.token, 'POST', `/session/${s.sessionId}/message`, { text: task.prompt }), timeout]);
+    run.answer = await Promise.race([call(ctx, 'POST', `/session/${s.sessionId}/message`, { text: task.prompt }), timeout]);
     // The message answer and the stream's `result` frame are separate paths: wait for the stream to catch up.
-    if (!(await events.until((f) => f.event === 'result' && f.data.turnId === run.answer.turnId, 5000))) failures.push('the SSE stream sent no result frame for the turn');
+    const caughtUp = await events.waitFor((frames) => frames.some((f) => f.event === 'result' && f.data.turnId === run.answer.turnId), 5000).then(() => true, () => false);
+    if (!caughtUp) failures.push('the SSE stream sent no result frame for the turn');
     const costs = events.frames.filter((f) => f.event === 'loop_event' && f.data.kind === 'cost_update');
-    const state = await api(ctx.url, ctx.token, 'GET', `/session/${s.sessionId}`);
+    const state = await call(ctx, 'GET', `/session/${s.sessionId}`);
     run.costUsd = costs.length ? costs[costs.length - 1].data.total_usd : (state.costUsd ?? 0);
     if (costs.length && Math.abs(run.costUsd - state.costUsd) > 1e-9) failures.push(`cost_update says $${run.costUsd} but the session state says $${state.costUsd}`);
     for (const c of task.checks) {
@@ -268,7 +196,7 @@ async function runTask(task, ctx) {
     failures.push(e instanceof Error ? e.message : String(e));
   } finally {
     events?.close();
-    if (!ctx.keep) rmSync(root, { recursive: true, force: true });
+    if (!ctx.keep) removeDir(root);
   }
   return { name: task.name, pass: failures.length === 0, costUsd: run.costUsd, durationMs: Date.now() - started, stopReason: run.answer?.stopReason, failures, root };
 }
@@ -286,21 +214,23 @@ function table(results) {
 }
 
 async function main() {
+  exitOnSignals();
   const opts = parseArgs(process.argv.slice(2));
   if (!existsSync(opts.bin)) throw new Error(`${opts.bin} not found: run "npm run build" first`);
   const tasks = loadTasks(opts.tasks, opts.only);
   mkdirSync(opts.workDir, { recursive: true });
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-evals-home-')));
+  const home = tempDir('evals-home', { removeAtExit: !opts.keep });
   const token = randomBytes(24).toString('hex');
   const server = await startServer(opts.bin, home, token);
   const results = [];
   try {
-    await api(server.url, token, 'GET', '/health');
-    for (const task of tasks) results.push(await runTask(task, { url: server.url, token, keep: opts.keep, timeoutMs: opts.timeoutMs, workDir: opts.workDir }));
+    const ctx = { url: server.url, token, keep: opts.keep, timeoutMs: opts.timeoutMs, workDir: opts.workDir };
+    await call(ctx, 'GET', '/health');
+    for (const task of tasks) results.push(await runTask(task, ctx));
   } finally {
     const code = await server.stop();
     if (code !== 0) process.stderr.write(`ferret exited with ${code}; stderr:\n${server.stderr()}`);
-    if (!opts.keep) rmSync(home, { recursive: true, force: true });
+    if (!opts.keep) removeDir(home);
     else process.stderr.write(`kept CHIMERA_HOME ${home}\n`);
   }
   process.stdout.write(table(results));

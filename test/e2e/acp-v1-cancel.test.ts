@@ -1,23 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { V1Client } from './acp-v1-client.js';
-import { tempEnv, writeScript } from './harness.js';
-import { api, SseClient } from './http-harness.js';
+import { describe, expect, it } from 'vitest';
+import { v1PerTest } from '../support/acp-v1-client.js';
+import { api } from '../support/http.mjs';
+import { SseClient } from '../support/sse.mjs';
+import { writeScript } from '../support/temp.mjs';
 
 describe('ACP v1: Stop, close and permission prompts with other clients on the session', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let c: V1Client | undefined;
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    expect(c?.schemaErrors()).toEqual([]);
-    await c?.close();
-    env.cleanup();
-  });
+  const { env, start } = v1PerTest();
 
   it('Stop while the prompt still waits (an MCP server that never answers) answers cancelled and runs nothing', async () => {
     const model = writeScript(env.ws, 'm.json', { responses: [{ chunks: ['should not run'] }] });
-    c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
+    const c = start(['--model', `scripted:${model}`]);
     await c.initialize();
     const silent: { name: string; command: string; args: string[]; env: { name: string; value: string }[] } = {
       name: 'silent',
@@ -39,7 +31,7 @@ describe('ACP v1: Stop, close and permission prompts with other clients on the s
     const model = writeScript(env.ws, 'm.json', {
       responses: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'p.txt', content: 'p' } }] }, { chunks: ['done'] }],
     });
-    c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'suggest', '--http', '--port', '0'], { CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'info' });
+    const c = start(['--model', `scripted:${model}`, '--approval', 'suggest', '--http', '--port', '0'], { FERRET_LOG_LEVEL: 'info' });
     c.permissionPolicy = () => 'hold';
     const url = await c.httpUrl();
     await c.initialize({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
@@ -53,12 +45,12 @@ describe('ACP v1: Stop, close and permission prompts with other clients on the s
     expect((await prompt).stopReason).toBe('end_turn');
     await c.waitFor((m) => m['method'] === '$/cancel_request');
     expect(c.permissions).toHaveLength(1);
-    sse.kill();
+    sse.close();
   });
 
   it('closing this thread does not stop a turn another client is running', async () => {
     const model = writeScript(env.ws, 'm.json', { responses: [{ chunks: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 100 }] });
-    c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`, '--http', '--port', '0'], { CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'info' });
+    const c = start(['--model', `scripted:${model}`, '--http', '--port', '0'], { FERRET_LOG_LEVEL: 'info' });
     const url = await c.httpUrl();
     await c.initialize();
     const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });

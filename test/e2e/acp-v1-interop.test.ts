@@ -1,46 +1,28 @@
 import { resolve } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { V1Client } from './acp-v1-client.js';
-import { AcpProcess, tempEnv, writeScript } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { v1PerTest } from '../support/acp-v1-client.js';
+import { FerretClient } from '../support/ferret-client.mjs';
+import { writeScript } from '../support/temp.mjs';
 
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/mcp-server.mjs');
 type Update = acp.SessionUpdate;
 const tag = <T extends Update['sessionUpdate']>(ups: Update[], t: T) => ups.filter((u): u is Extract<Update, { sessionUpdate: T }> => u.sessionUpdate === t);
 
 describe('ACP v1 beside the ferret dialect, MCP servers and raw clients', () => {
-  let env: ReturnType<typeof tempEnv>;
-  const clients: V1Client[] = [];
-  let raw: AcpProcess | undefined;
-  const start = (args: string[]) => {
-    const c = new V1Client(['--cwd', env.ws, ...args], { CHIMERA_HOME: env.home });
-    clients.push(c);
-    return c;
-  };
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    await raw?.close();
-    raw = undefined;
-    for (const c of clients.splice(0)) {
-      expect(c.schemaErrors()).toEqual([]);
-      await c.close();
-    }
-    env.cleanup();
-  });
+  const { env, start, adopt } = v1PerTest();
+  const startRaw = (args: string[]) => adopt(new FerretClient(['--cwd', env.ws, ...args], { CHIMERA_HOME: env.home }));
 
   it('a v1 client loads a session a ferret-dialect client made and sees its turn', async () => {
     const model = writeScript(env.ws, 'model.json', {
       responses: [{ chunks: ['Reading.'], toolCalls: [{ name: 'read_file', arguments: { path: 'model.json' } }] }, { chunks: ['All read.'] }],
     });
-    raw = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
+    const raw = startRaw(['--model', `scripted:${model}`]);
     await raw.call('initialize', {});
     const s = await raw.call('session/new', {});
     const reply = await raw.call('session/message', { sessionId: s['sessionId'], text: 'read the model' });
     expect(reply['stopReason']).toBe('end_turn');
     await raw.close();
-    raw = undefined;
 
     const c = start(['--model', `scripted:${model}`]);
     await c.initialize();
@@ -74,7 +56,7 @@ describe('ACP v1 beside the ferret dialect, MCP servers and raw clients', () => 
   });
 
   it('accepts string ids, ignores stray responses, and refuses unknown sessions with -32002', async () => {
-    raw = new AcpProcess(['--cwd', env.ws], { CHIMERA_HOME: env.home });
+    const raw = startRaw([]);
     raw.sendRaw('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
     raw.sendRaw('{"jsonrpc":"2.0","id":"never-asked","result":{}}');
     const init = await raw.request('initialize', { protocolVersion: 1 }, 'uuid-1');

@@ -1,19 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { V1Client } from './acp-v1-client.js';
-import { tempEnv, writeScript } from './harness.js';
-import { SseClient } from './http-harness.js';
+import { describe, expect, it } from 'vitest';
+import { v1PerTest } from '../support/acp-v1-client.js';
+import { SseClient } from '../support/sse.mjs';
+import { writeScript } from '../support/temp.mjs';
 
 describe('an ACP v1 client on stdio and a ferret-shaped HTTP reader on one process', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let c: V1Client | undefined;
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    expect(c?.schemaErrors()).toEqual([]);
-    await c?.close();
-    env.cleanup();
-  });
+  const { env, start } = v1PerTest();
 
   it('see the same turn', async () => {
     const model = writeScript(env.ws, 'model.json', {
@@ -22,10 +13,7 @@ describe('an ACP v1 client on stdio and a ferret-shaped HTTP reader on one proce
         { chunks: ['Both done.'] },
       ],
     });
-    c = new V1Client(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'full-auto', '--http', '--port', '0'], {
-      CHIMERA_HOME: env.home,
-      FERRET_LOG_LEVEL: 'info',
-    });
+    const c = start(['--model', `scripted:${model}`, '--approval', 'full-auto', '--http', '--port', '0'], { FERRET_LOG_LEVEL: 'info' });
     const url = await c.httpUrl();
     await c.initialize();
     const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
@@ -47,6 +35,6 @@ describe('an ACP v1 client on stdio and a ferret-shaped HTTP reader on one proce
     expect(sseCalls).toEqual(v1Calls);
     expect(sse.frames.filter((f) => f.event === 'code/diff')).toHaveLength(1);
     expect(sse.frames.find((f) => f.event === 'result')!.data).toMatchObject({ stopReason: 'end_turn', message: { text: 'Both done.' } });
-    sse.kill();
+    sse.close();
   });
 });

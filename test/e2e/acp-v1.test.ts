@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { V1Client } from './acp-v1-client.js';
-import { tempEnv, writeScript } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { v1PerTest } from '../support/acp-v1-client.js';
+import { writeScript } from '../support/temp.mjs';
 
 type Update = acp.SessionUpdate;
 const tag = <T extends Update['sessionUpdate']>(ups: Update[], t: T) => ups.filter((u): u is Extract<Update, { sessionUpdate: T }> => u.sessionUpdate === t);
@@ -27,23 +27,7 @@ const EDIT_AND_RUN = {
 };
 
 describe('ACP v1 on stdio, driven by the official SDK client', () => {
-  let env: ReturnType<typeof tempEnv>;
-  const clients: V1Client[] = [];
-  const start = (args: string[]) => {
-    const c = new V1Client(['--cwd', env.ws, ...args], { CHIMERA_HOME: env.home });
-    clients.push(c);
-    return c;
-  };
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    for (const c of clients.splice(0)) {
-      expect(c.schemaErrors()).toEqual([]);
-      await c.close();
-    }
-    env.cleanup();
-  });
+  const { env, start } = v1PerTest();
 
   it('initializes, edits a file through the editor, runs a command, and loads it all in a new process', async () => {
     const model = writeScript(env.ws, 'model.json', EDIT_AND_RUN);

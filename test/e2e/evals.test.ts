@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHIMERA } from './harness.js';
+import { CHIMERA, REPO } from '../support/spawn.mjs';
 
-const REPO = resolve(import.meta.dirname, '../..');
 const TASKS = readdirSync(join(REPO, 'scripts/evals/tasks')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
 
 describe('the CI evals harness (scripts/evals/run.mjs)', () => {

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AcpProcess, tempEnv, writeScript, type Json } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { Json } from '../support/ferret-client.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { writeScript } from '../support/temp.mjs';
 
 function writeThenSay(path: string) {
   return {
@@ -23,20 +25,7 @@ function historyOf(home: string, sessionId: string): Json[] {
 }
 
 describe('ferret dialect: permissions, cancel, control methods, persistence', () => {
-  let env: ReturnType<typeof tempEnv>;
-  const procs: AcpProcess[] = [];
-  const start = (args: string[]) => {
-    const p = new AcpProcess(['--cwd', env.ws, ...args], { CHIMERA_HOME: env.home });
-    procs.push(p);
-    return p;
-  };
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    await Promise.all(procs.splice(0).map((p) => p.close()));
-    env.cleanup();
-  });
+  const { env, start } = ferretPerTest();
 
   it('under suggest, deny ends the write as denied and the model is told why', async () => {
     const model = writeScript(env.ws, 'm.json', writeThenSay('a.py'));

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AcpProcess, tempEnv, writeScript, type Json } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { FerretClient, Json } from '../support/ferret-client.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { writeScript } from '../support/temp.mjs';
 
 const WRITE_AND_LS = {
   responses: [
@@ -19,18 +21,11 @@ const WRITE_AND_LS = {
 };
 
 describe('ferret dialect: a turn with real tools', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let srv: AcpProcess;
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    await srv?.close();
-    env.cleanup();
-  });
+  const { env, start } = ferretPerTest();
+  let srv: FerretClient;
 
   it('answers initialize with protocolVersion 0.2 and the five capabilities', async () => {
-    srv = new AcpProcess(['--cwd', env.ws], { CHIMERA_HOME: env.home });
+    srv = start([]);
     const r = await srv.call('initialize', {});
     expect(r['protocolVersion']).toBe('0.2');
     expect(r['capabilities']).toEqual({ sandbox: true, approval: true, streaming: true, cancellation: true, bridge: true });
@@ -38,7 +33,7 @@ describe('ferret dialect: a turn with real tools', () => {
 
   it('streams chunks, the edit with a real diff, the command, cost, then turn_end, and replies', async () => {
     const model = writeScript(env.ws, 'model.json', WRITE_AND_LS);
-    srv = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
+    srv = start(['--model', `scripted:${model}`]);
     await srv.call('initialize', {});
     const s = await srv.call('session/new', {});
     expect(s).toMatchObject({ model: `scripted:${model}`, sandbox: 'workspace-write', approval: 'auto', mode: 'code' });
@@ -102,7 +97,7 @@ describe('ferret dialect: a turn with real tools', () => {
 
   it('persists every event to the session log on disk', async () => {
     const model = writeScript(env.ws, 'model.json', WRITE_AND_LS);
-    srv = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
+    srv = start(['--model', `scripted:${model}`]);
     const s = await srv.call('session/new', {});
     await srv.call('session/message', { sessionId: s['sessionId'], text: 'go' });
     await srv.close();
@@ -118,7 +113,7 @@ describe('ferret dialect: a turn with real tools', () => {
 
   it('reports a malformed scripted file at session start, naming the file and field', async () => {
     const bad = writeScript(env.ws, 'bad.json', { responses: [{ chunks: 'not-an-array' }] });
-    srv = new AcpProcess(['--cwd', env.ws], { CHIMERA_HOME: env.home });
+    srv = start([]);
     const r = await srv.request('session/new', { model: `scripted:${bad}` });
     expect(r['error'].code).toBe(-32602);
     expect(r['error'].message).toContain(bad);
@@ -127,7 +122,7 @@ describe('ferret dialect: a turn with real tools', () => {
 
   it('ends a turn with error and a notice when the scripted responses run out', async () => {
     const model = writeScript(env.ws, 'one.json', { responses: [{ chunks: ['only once'] }] });
-    srv = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
+    srv = start(['--model', `scripted:${model}`]);
     const s = await srv.call('session/new', {});
     expect((await srv.call('session/message', { sessionId: s['sessionId'], text: 'a' }))['stopReason']).toBe('end_turn');
     const r = await srv.call('session/message', { sessionId: s['sessionId'], text: 'b' });
@@ -137,7 +132,7 @@ describe('ferret dialect: a turn with real tools', () => {
   });
 
   it('with no model configured still serves, and a turn tells how to configure one', async () => {
-    srv = new AcpProcess(['--cwd', env.ws], { CHIMERA_HOME: env.home, FERRET_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
+    srv = start([], { FERRET_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' });
     const s = await srv.call('session/new', {});
     const r = await srv.call('session/message', { sessionId: s['sessionId'], text: 'hi' });
     expect(r['stopReason']).toBe('error');

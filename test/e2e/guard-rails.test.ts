@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { scratchRoot } from '../support/scratch.js';
-import { AcpProcess, tempEnv, writeScript, type Json } from './harness.js';
+import type { FerretClient, Json } from '../support/ferret-client.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { scratchRoot } from '../support/scratch.mjs';
+import { writeScript } from '../support/temp.mjs';
 
 // Outside dirs must not live under /tmp: the sandbox gives commands a private /tmp, which would
 // hide an escape instead of stopping it.
@@ -13,27 +15,18 @@ function oneCall(name: string, args: unknown) {
 }
 
 describe('guard rails from the built CLI', () => {
-  let env: ReturnType<typeof tempEnv>;
+  const { env, start } = ferretPerTest();
   let outside: string;
-  const procs: AcpProcess[] = [];
-  const start = (args: string[]) => {
-    const p = new AcpProcess(['--cwd', env.ws, ...args], { CHIMERA_HOME: env.home });
-    procs.push(p);
-    return p;
-  };
-  const turn = async (srv: AcpProcess, text = 'go', opts: Json = {}) => {
+  const turn = async (srv: FerretClient, text = 'go', opts: Json = {}) => {
     const s = await srv.call('session/new', opts);
     const r = await srv.call('session/message', { sessionId: s['sessionId'], text });
     return { id: s['sessionId'] as string, r, ups: srv.updates(s['sessionId']) };
   };
   beforeEach(() => {
-    env = tempEnv();
     mkdirSync(OUTSIDE_ROOT, { recursive: true });
     outside = mkdtempSync(join(OUTSIDE_ROOT, 'outside-'));
   });
-  afterEach(async () => {
-    await Promise.all(procs.splice(0).map((p) => p.close()));
-    env.cleanup();
+  afterEach(() => {
     rmSync(outside, { recursive: true, force: true });
   });
 

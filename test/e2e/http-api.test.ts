@@ -1,36 +1,23 @@
-import { request as httpRequest } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AcpProcess, tempEnv, writeScript } from './harness.js';
-import { api, startHttp, stopHttp } from './http-harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { FerretClient } from '../support/ferret-client.mjs';
+import { api } from '../support/http.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { tempEnv, writeScript } from '../support/temp.mjs';
 
 const TOKEN = 'secret-token-0123456789';
 const WRONG = 'secret-token-9876543210'; // same length
 const CHAT = { responses: [{ chunks: ['Hello.'] }, { chunks: ['Again.'] }] };
 
-function rawGet(url: string, path: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { headers, agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+// api() is node:http underneath, so unlike fetch it can send a foreign Host header.
+const statusWithHost = async (url: string, path: string, host: string): Promise<number> => (await api(url, 'GET', path, undefined, undefined, { host })).status;
 
 describe('HTTP API: auth, routes, errors', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let proc: AcpProcess | undefined;
+  const { env, startHttp } = ferretPerTest();
+  let proc: FerretClient | undefined;
   let url: string;
   beforeEach(async () => {
-    env = tempEnv();
     const model = writeScript(env.ws, 'model.json', CHAT);
-    ({ proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: TOKEN }));
-  });
-  afterEach(async () => {
-    if (proc) await stopHttp(proc);
-    proc = undefined;
-    env.cleanup();
+    ({ proc, url } = await startHttp(['--model', `scripted:${model}`], { FERRET_SERVER_TOKEN: TOKEN }));
   });
 
   it('refuses every route but /health without the token, or with a wrong one of the same length', async () => {
@@ -132,9 +119,9 @@ describe('HTTP API: auth, routes, errors', () => {
 
   it('refuses a foreign Host header (DNS rebinding) and sends no CORS headers', async () => {
     const port = new URL(url).port;
-    expect(await rawGet(url, '/health', { host: `evil.example:${port}` })).toBe(403);
-    expect(await rawGet(url, '/health', { host: `localhost:${port}` })).toBe(200);
-    expect(await rawGet(url, '/health', { host: `127.0.0.1:${port}` })).toBe(200);
+    expect(await statusWithHost(url, '/health', `evil.example:${port}`)).toBe(403);
+    expect(await statusWithHost(url, '/health', `localhost:${port}`)).toBe(200);
+    expect(await statusWithHost(url, '/health', `127.0.0.1:${port}`)).toBe(200);
     const pre = await api(url, 'OPTIONS', '/session', undefined, TOKEN, { origin: 'http://evil.example', 'access-control-request-method': 'POST' });
     expect(pre.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -143,7 +130,7 @@ describe('HTTP API: auth, routes, errors', () => {
     proc!.child.stdin.end();
     await new Promise((r) => setTimeout(r, 300));
     expect((await api(url, 'GET', '/health')).status).toBe(200);
-    expect(await stopHttp(proc!)).toBe(0);
+    expect(await proc!.stop()).toBe(0);
     proc = undefined;
     await expect(fetch(url + '/health')).rejects.toThrow();
   });
@@ -153,7 +140,7 @@ describe('HTTP start-up', () => {
   it('refuses a non-loopback bind without a token', async () => {
     const env = tempEnv();
     try {
-      const p = new AcpProcess(['--http', '--port', '0', '--host', '0.0.0.0', '--cwd', env.ws], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: '' });
+      const p = new FerretClient(['--http', '--port', '0', '--host', '0.0.0.0', '--cwd', env.ws], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: '' });
       const t = setTimeout(() => p.child.kill('SIGKILL'), 8000);
       const code = await p.exited;
       clearTimeout(t);

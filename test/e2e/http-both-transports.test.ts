@@ -1,6 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempEnv, writeScript, type AcpProcess } from './harness.js';
-import { api, SseClient, startHttp, stopHttp } from './http-harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { FerretClient } from '../support/ferret-client.mjs';
+import { api } from '../support/http.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { SseClient } from '../support/sse.mjs';
+import { writeScript } from '../support/temp.mjs';
 
 const TOKEN = 'tok-both-0123456789';
 const SCRIPT = {
@@ -12,18 +15,12 @@ const SCRIPT = {
 };
 
 describe('stdio ACP and HTTP on one process, one session', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let proc: AcpProcess | undefined;
+  const { env, startHttp } = ferretPerTest();
+  let proc: FerretClient | undefined;
   let url: string;
   beforeEach(async () => {
-    env = tempEnv();
     const model = writeScript(env.home, 'model.json', SCRIPT);
-    ({ proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'full-auto'], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: TOKEN }));
-  });
-  afterEach(async () => {
-    if (proc) await stopHttp(proc);
-    proc = undefined;
-    env.cleanup();
+    ({ proc, url } = await startHttp(['--model', `scripted:${model}`, '--approval', 'full-auto'], { FERRET_SERVER_TOKEN: TOKEN }));
   });
 
   it('a session made on stdio takes a message over HTTP; the stdio client gets every notification', async () => {
@@ -46,7 +43,7 @@ describe('stdio ACP and HTTP on one process, one session', () => {
     expect(overStdio.length).toBeGreaterThan(5);
     expect(overStdio).toEqual(overSse);
     expect(overStdio.map((u) => u['kind'])).toEqual(expect.arrayContaining(['tool_call_start', 'file_edit', 'tool_call_progress', 'turn_end']));
-    sse.kill();
+    sse.close();
   });
 
   it('a session made over HTTP is listed and driven on stdio, and its turn streams to SSE', async () => {
@@ -63,25 +60,19 @@ describe('stdio ACP and HTTP on one process, one session', () => {
     await sse.waitFor((fs) => fs.some((f) => f.event === 'result'));
     expect(sse.frames.filter((f) => f.event === 'result')).toHaveLength(1);
     expect(sse.frames.map((f) => f.event)).toEqual(expect.arrayContaining(['code/diff', 'terminal/output', 'progress/step']));
-    sse.kill();
+    sse.close();
   });
 });
 
 describe('a permission request reaches both transports; the first answer wins', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let proc: AcpProcess | undefined;
+  const { env, startHttp } = ferretPerTest();
+  let proc: FerretClient | undefined;
   let url: string;
   beforeEach(async () => {
-    env = tempEnv();
     const model = writeScript(env.home, 'model.json', {
       responses: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'p.txt', content: 'p\n' } }] }, { chunks: ['Done.'] }],
     });
-    ({ proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'suggest'], { CHIMERA_HOME: env.home, FERRET_SERVER_TOKEN: TOKEN }));
-  });
-  afterEach(async () => {
-    if (proc) await stopHttp(proc);
-    proc = undefined;
-    env.cleanup();
+    ({ proc, url } = await startHttp(['--model', `scripted:${model}`, '--approval', 'suggest'], { FERRET_SERVER_TOKEN: TOKEN }));
   });
 
   it('answered over HTTP, the stdio client sees it settled and its own late answer is refused', async () => {
@@ -101,6 +92,6 @@ describe('a permission request reaches both transports; the first answer wins', 
     expect(late['error'].message).toMatch(/already decided/);
     const again = await api(url, 'POST', `/session/${id}/permission`, { id: req.id, decision: 'deny' }, TOKEN);
     expect(again.status).toBe(409);
-    sse.kill();
+    sse.close();
   });
 });

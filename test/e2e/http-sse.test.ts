@@ -1,7 +1,10 @@
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempEnv, writeScript, type AcpProcess } from './harness.js';
-import { api, SseClient, startHttp, stopHttp, type SseFrame } from './http-harness.js';
+import { describe, expect, it } from 'vitest';
+import type { FerretClient } from '../support/ferret-client.mjs';
+import { api } from '../support/http.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { SseClient, type SseFrame } from '../support/sse.mjs';
+import { writeScript } from '../support/temp.mjs';
 
 const TOKEN = 'tok-sse-0123456789';
 const WRITE_AND_RUN = {
@@ -24,27 +27,18 @@ const isResult = (fs: SseFrame[]) => fs.some((f) => f.event === 'result');
 const key = (f: SseFrame) => `${f.id}|${f.event}|${JSON.stringify(f.data)}`;
 
 describe('SSE events', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let proc: AcpProcess | undefined;
+  const { env, startHttp } = ferretPerTest();
+  let proc: FerretClient | undefined;
   let url: string;
   const start = async (script: unknown, extra: string[] = [], envExtra: NodeJS.ProcessEnv = {}) => {
     const model = writeScript(env.home, 'model.json', script);
-    ({ proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'full-auto', ...extra], {
-      CHIMERA_HOME: env.home,
+    ({ proc, url } = await startHttp(['--model', `scripted:${model}`, '--approval', 'full-auto', ...extra], {
       FERRET_SERVER_TOKEN: TOKEN,
       ...envExtra,
     }));
     const s = await api(url, 'POST', '/session', {}, TOKEN);
     return s.body['sessionId'] as string;
   };
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    if (proc) await stopHttp(proc);
-    proc = undefined;
-    env.cleanup();
-  });
 
   it('a curl-style turn: progress/step → code/diff → progress/step, terminal/output, loop_events, one result', async () => {
     const id = await start(WRITE_AND_RUN, [], { FERRET_SSE_HEARTBEAT_MS: '100' });
@@ -77,7 +71,7 @@ describe('SSE events', () => {
     expect(fs.filter((f) => f.event === 'result').map((f) => f.data)).toEqual([{ turnId: reply.body['turnId'], stopReason: 'end_turn', message: { role: 'assistant', text: 'Done.' } }]);
     expect(fs.at(-1)!.event).toBe('result');
     expect(new Set(fs.map((f) => f.id)).size).toBe(fs.length);
-    sse.kill();
+    sse.close();
   });
 
   it('--ide-schema false: only loop_event and result', async () => {
@@ -87,7 +81,7 @@ describe('SSE events', () => {
     await api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN);
     await sse.waitFor(isResult);
     expect(new Set(sse.frames.map((f) => f.event))).toEqual(new Set(['loop_event', 'result']));
-    sse.kill();
+    sse.close();
   });
 
   it('kill mid-turn and resume with Last-Event-ID: the union equals an uninterrupted run, no gaps, no duplicates', async () => {
@@ -99,7 +93,7 @@ describe('SSE events', () => {
     await Promise.all([whole.opened, cut.opened]);
     const turn = api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN);
     await cut.waitFor((fs) => fs.length >= 25);
-    cut.kill();
+    cut.close();
     const firstPart = [...cut.frames];
     const last = firstPart.at(-1)!.id;
     await new Promise((r) => setTimeout(r, 100)); // miss some frames while away
@@ -116,7 +110,7 @@ describe('SSE events', () => {
     const late = new SseClient(url, `/session/${id}/events`, { token: TOKEN, lastEventId: whole.frames[mid]!.id });
     await late.waitFor(isResult);
     expect(late.frames.map(key)).toEqual(whole.frames.slice(mid + 1).map(key));
-    for (const c of [whole, again, late]) c.kill();
+    for (const c of [whole, again, late]) c.close();
   });
 
   it('20 readers, one paused: the turn runs at normal speed for the others', async () => {
@@ -132,7 +126,7 @@ describe('SSE events', () => {
     expect(took).toBeLessThan(100 * 10 * 3); // ~1 s of scripted delay; a stall would blow this
     const n = readers[0]!.frames.length;
     for (const r of readers) expect(r.frames.length).toBe(n);
-    for (const r of [...readers, paused]) r.kill();
+    for (const r of [...readers, paused]) r.close();
   });
 
   it('a reader that stops reading is dropped, never stalls the turn, and resumes with Last-Event-ID', async () => {
@@ -151,7 +145,7 @@ describe('SSE events', () => {
     const back = new SseClient(url, `/session/${id}/events`, { token: TOKEN, lastEventId: stalled.frames.at(-1)?.id ?? '0' });
     await back.waitFor(isResult);
     expect([...stalled.frames, ...back.frames].map(key)).toEqual(brisk.frames.map(key));
-    for (const c of [brisk, back]) c.kill();
+    for (const c of [brisk, back]) c.close();
   });
 
   it('SIGTERM mid-turn: the stream ends, the turn is cancelled and logged, the process exits 0', async () => {
@@ -160,7 +154,7 @@ describe('SSE events', () => {
     await sse.opened;
     void api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN).catch(() => undefined);
     await sse.waitFor((fs) => fs.length >= 5);
-    expect(await stopHttp(proc!)).toBe(0);
+    expect(await proc!.stop()).toBe(0);
     proc = undefined;
     await sse.ended;
     const results = sse.frames.filter((f) => f.event === 'result');

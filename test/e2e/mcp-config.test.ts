@@ -1,20 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AcpProcess, tempEnv, writeScript } from './harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { FerretClient } from '../support/ferret-client.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { writeScript } from '../support/temp.mjs';
 
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/mcp-server.mjs');
 
 describe('MCP servers declared in config.json', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let srv: AcpProcess;
+  const { env, start } = ferretPerTest();
+  let srv: FerretClient;
   beforeEach(() => {
-    env = tempEnv();
     mkdirSync(join(env.home, 'ferret'), { recursive: true });
-  });
-  afterEach(async () => {
-    await srv.close();
-    env.cleanup();
   });
 
   it('offer their tools to ferret-dialect sessions, under the same approval and event rules', async () => {
@@ -25,7 +22,7 @@ describe('MCP servers declared in config.json', () => {
     const model = writeScript(env.ws, 'm.json', {
       responses: [{ toolCalls: [{ name: 'mcp__fixture__echo', arguments: { text: 'from config' } }] }, { chunks: ['echoed'] }],
     });
-    srv = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
+    srv = start(['--model', `scripted:${model}`]);
     const s = await srv.call('session/new', {});
     const id = s['sessionId'] as string;
     const reply = srv.call('session/message', { sessionId: id, text: 'echo it' });
@@ -43,7 +40,7 @@ describe('MCP servers declared in config.json', () => {
 
   it('a malformed mcpServers entry stops the server at start with the field named', async () => {
     writeFileSync(join(env.home, 'ferret', 'config.json'), JSON.stringify({ mcpServers: { 'bad name!': { command: 'x' } } }));
-    srv = new AcpProcess(['--cwd', env.ws], { CHIMERA_HOME: env.home });
+    srv = start([]);
     expect(await srv.exited).not.toBe(0);
     expect(srv.stderr).toMatch(/config\.json: field mcpServers/);
   });

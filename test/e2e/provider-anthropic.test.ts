@@ -3,25 +3,23 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as A from '../fakes/anthropic.js';
 import { FakeServer, gate } from '../fakes/fake-server.js';
-import { AcpProcess, tempEnv, type Json } from './harness.js';
+import type { FerretClient, Json } from '../support/ferret-client.mjs';
+import { ferretPerTest } from '../support/per-test.js';
 
 describe('the built-in Anthropic provider from the built CLI (fake Messages API on loopback)', () => {
-  let env: ReturnType<typeof tempEnv>;
+  const { env, start } = ferretPerTest();
   let fake: FakeServer;
-  let srv: AcpProcess;
+  let srv: FerretClient;
   beforeEach(async () => {
-    env = tempEnv();
     fake = await new FakeServer().start();
     mkdirSync(join(env.home, 'ferret'), { recursive: true });
     // Only the base URL is overridden: key from the environment, price from the built-in table.
     writeFileSync(join(env.home, 'ferret', 'config.json'), JSON.stringify({ providers: { anthropic: { type: 'anthropic', baseURL: `${fake.url}/v1` } } }));
     writeFileSync(join(env.ws, 'a.txt'), 'alpha\n');
-    srv = new AcpProcess(['--cwd', env.ws, '--model', 'anthropic/claude-sonnet-4-5'], { CHIMERA_HOME: env.home, ANTHROPIC_API_KEY: 'sk-ant-test' });
+    srv = start(['--model', 'anthropic/claude-sonnet-4-5'], { ANTHROPIC_API_KEY: 'sk-ant-test' });
   });
   afterEach(async () => {
-    await srv.close();
     await fake.close();
-    env.cleanup();
   });
 
   it('streams text live, runs two parallel tool calls, and prices the turn from the built-in table', async () => {

@@ -3,16 +3,17 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeServer, gate } from '../fakes/fake-server.js';
 import { chatDone, chatFinish, chatText, chatToolArgs, chatToolStart, chatUsage } from '../fakes/openai-chat.js';
-import { AcpProcess, tempEnv, writeScript, type Json } from './harness.js';
+import type { FerretClient, Json } from '../support/ferret-client.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { writeScript } from '../support/temp.mjs';
 
 const PRICE = { input: 0.5, output: 2, cache: 0.05, reasoning: 2 };
 
 describe('real providers from the built CLI (fake OpenAI-compatible server on loopback)', () => {
-  let env: ReturnType<typeof tempEnv>;
+  const { env, start } = ferretPerTest();
   let fake: FakeServer;
-  let srv: AcpProcess;
+  let srv: FerretClient;
   beforeEach(async () => {
-    env = tempEnv();
     fake = await new FakeServer().start();
     mkdirSync(join(env.home, 'ferret'), { recursive: true });
     writeFileSync(
@@ -23,15 +24,13 @@ describe('real providers from the built CLI (fake OpenAI-compatible server on lo
     );
   });
   afterEach(async () => {
-    await srv?.close();
     await fake.close();
-    env.cleanup();
   });
 
   it('switches from the scripted model to a real provider mid-session: history carries over, chunks stream live, parallel tools run, cost adds up', async () => {
     const first = writeScript(env.ws, 'first.json', { responses: [{ chunks: ['First answer.'], usage: { input: 100, output: 10 } }], pricing: PRICE });
     writeFileSync(join(env.ws, 'notes.txt'), 'remember the milk\n');
-    srv = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${first}`], { CHIMERA_HOME: env.home, LOCAL_KEY: 'sk-test' });
+    srv = start(['--model', `scripted:${first}`], { LOCAL_KEY: 'sk-test' });
     const s = await srv.call('session/new', {});
     const id = s['sessionId'] as string;
     await srv.call('session/message', { sessionId: id, text: 'question one' });
@@ -83,7 +82,7 @@ describe('real providers from the built CLI (fake OpenAI-compatible server on lo
   });
 
   it('retries a 429, and a stream cut mid-way ends the turn with error and a notice; the next message works', async () => {
-    srv = new AcpProcess(['--cwd', env.ws, '--model', 'local/coder'], { CHIMERA_HOME: env.home, LOCAL_KEY: 'sk-test' });
+    srv = start(['--model', 'local/coder'], { LOCAL_KEY: 'sk-test' });
     const s = await srv.call('session/new', {});
     const id = s['sessionId'] as string;
     fake.reply(
@@ -113,7 +112,7 @@ describe('real providers from the built CLI (fake OpenAI-compatible server on lo
         { chunks: ['Third answer, after reload.'] },
       ],
     });
-    srv = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${m}`], { CHIMERA_HOME: env.home });
+    srv = start(['--model', `scripted:${m}`]);
     const s = await srv.call('session/new', {});
     const id = s['sessionId'] as string;
     await srv.call('session/message', { sessionId: id, text: 'first' });
@@ -125,7 +124,7 @@ describe('real providers from the built CLI (fake OpenAI-compatible server on lo
     expect(srv.updates(id).filter((u) => u['kind'] === 'cost_update').at(-1)).toMatchObject({ input: 1850, output: 75 });
     await srv.close();
 
-    srv = new AcpProcess(['--cwd', env.ws], { CHIMERA_HOME: env.home });
+    srv = start([]);
     await srv.call('session/load', { sessionId: id });
     expect((await srv.call('session/message', { sessionId: id, text: 'third' }))['message'].text).toBe('Third answer, after reload.');
   });

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AcpProcess, tempEnv, writeScript, type Json } from '../e2e/harness.js';
-import { NO_PROVIDER_KEYS, readEvents, waitUntil } from './helpers.js';
+import { readEvents } from '../support/eventlog.mjs';
+import { FerretClient, type Json } from '../support/ferret-client.mjs';
+import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
+import { NO_PROVIDER_KEYS, waitUntil } from './helpers.js';
 
 /**
  * Property-based fuzzing of the stdio JSON-RPC framing and of every ferret-dialect method's
@@ -71,8 +73,8 @@ function expected(line: string): Expect {
 const idKey = (id: unknown): string => `${typeof id}:${JSON.stringify(id)}`;
 
 describe('reliability: ACP stdio fuzzing (one long-lived server)', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let srv: AcpProcess;
+  let env: TempEnv;
+  let srv: FerretClient;
   let controlId: string;
   let fuzzId: string;
   let controlModel: string;
@@ -146,7 +148,7 @@ describe('reliability: ACP stdio fuzzing (one long-lived server)', () => {
     env = tempEnv();
     controlModel = writeScript(env.ws, 'control.json', CONTROL_MODEL);
     fuzzModel = writeScript(env.ws, 'fuzz.json', FUZZ_MODEL);
-    srv = new AcpProcess(['--cwd', env.ws, '--model', `scripted:${fuzzModel}`], { CHIMERA_HOME: env.home, ...NO_PROVIDER_KEYS });
+    srv = new FerretClient(['--cwd', env.ws, '--model', `scripted:${fuzzModel}`], { CHIMERA_HOME: env.home, ...NO_PROVIDER_KEYS });
     await srv.call('initialize', {});
     controlId = (await srv.call('session/new', { model: `scripted:${controlModel}` }))['sessionId'] as string;
     fuzzId = (await srv.call('session/new', {}))['sessionId'] as string;

@@ -1,32 +1,24 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AcpProcess, tempEnv, writeScript, type Json } from '../e2e/harness.js';
-import { api, SseClient, startHttp, stopHttp } from '../e2e/http-harness.js';
-import { eventsPath, readEvents, rssKiB, waitUntil } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { eventsPath, readEvents } from '../support/eventlog.mjs';
+import type { Json } from '../support/ferret-client.mjs';
+import { api } from '../support/http.mjs';
+import { ferretPerTest } from '../support/per-test.js';
+import { rssKiB } from '../support/rss.mjs';
+import { SseClient } from '../support/sse.mjs';
+import { writeScript } from '../support/temp.mjs';
+import { waitUntil } from './helpers.js';
 
 const CHUNKS = Array.from({ length: 300 }, (_, i) => `c${i};`);
 const SLOW = { responses: [{ chunks: CHUNKS, delayMs: 10 }, { chunks: ['after'] }, { chunks: ['again'] }] };
 
 describe('reliability: faults', () => {
-  let env: ReturnType<typeof tempEnv>;
-  const procs: AcpProcess[] = [];
-  const start = (args: string[], extra: NodeJS.ProcessEnv = {}): AcpProcess => {
-    const p = new AcpProcess(args, { CHIMERA_HOME: env.home, ...extra });
-    procs.push(p);
-    return p;
-  };
-  beforeEach(() => {
-    env = tempEnv();
-  });
-  afterEach(async () => {
-    for (const p of procs.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) await stopHttp(p);
-    env.cleanup();
-  });
+  const { env, start, startHttp } = ferretPerTest();
 
   it('kill -9 mid-turn: a new process session/loads the session with every event up to the last complete one', async () => {
     const model = writeScript(env.ws, 'slow.json', SLOW);
-    const a = start(['--cwd', env.ws, '--model', `scripted:${model}`]);
+    const a = start(['--model', `scripted:${model}`]);
     await a.call('initialize', {});
     const sid = (await a.call('session/new', {}))['sessionId'] as string;
     void a.request('session/message', { sessionId: sid, text: 'stream a lot' }).catch(() => undefined);
@@ -42,7 +34,7 @@ describe('reliability: faults', () => {
     expect(loggedChunks.length, 'the turn was really cut short').toBeLessThan(CHUNKS.length);
     expect(loggedChunks).toEqual(CHUNKS.slice(0, loggedChunks.length));
 
-    const b = start(['--cwd', env.ws, '--model', `scripted:${model}`]);
+    const b = start(['--model', `scripted:${model}`]);
     await b.call('initialize', {});
     const loaded = await b.call('session/load', { sessionId: sid });
     expect(loaded['sessionId']).toBe(sid);
@@ -60,7 +52,7 @@ describe('reliability: faults', () => {
 
   it('a torn last line in events.jsonl is tolerated and reported with a notice on load, and nothing written after it is lost on the next load', async () => {
     const model = writeScript(env.ws, 'chat.json', SLOW);
-    const a = start(['--cwd', env.ws, '--model', `scripted:${model}`]);
+    const a = start(['--model', `scripted:${model}`]);
     await a.call('initialize', {});
     const sid = (await a.call('session/new', {}))['sessionId'] as string;
     await a.call('session/setMode', { sessionId: sid, mode: 'plan' });
@@ -69,7 +61,7 @@ describe('reliability: faults', () => {
     const lastSeq = whole.at(-1)!['seq'] as number;
     appendFileSync(eventsPath(env.home, sid), `{"seq":${lastSeq + 1},"sessionId":"${sid}","ts":1,"type":"message_chu`);
 
-    const b = start(['--cwd', env.ws, '--model', `scripted:${model}`]);
+    const b = start(['--model', `scripted:${model}`]);
     await b.call('initialize', {});
     const loaded = await b.call('session/load', { sessionId: sid });
     expect(loaded).toMatchObject({ sessionId: sid, mode: 'plan' });
@@ -82,7 +74,7 @@ describe('reliability: faults', () => {
     expect(glued ?? '(cut off)', 'the torn fragment stays alone on its line (or is cut off), never glued to the next event').not.toMatch(/message_chu\{/);
 
     // A third process must see everything the second one wrote: the tear must not swallow the next line.
-    const c = start(['--cwd', env.ws, '--model', `scripted:${model}`]);
+    const c = start(['--model', `scripted:${model}`]);
     await c.call('initialize', {});
     const again = await c.call('session/load', { sessionId: sid });
     expect(again['mode'], 'the mode change made after the tear survived').toBe('code');
@@ -97,8 +89,7 @@ describe('reliability: faults', () => {
     const file = join(env.home, 'not-a-dir');
     writeFileSync(file, 'x');
     const model = writeScript(env.ws, 'chat.json', SLOW);
-    const { proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: join(file, 'sub'), FERRET_LOG_LEVEL: 'info' });
-    procs.push(proc);
+    const { proc, url } = await startHttp(['--model', `scripted:${model}`], { CHIMERA_HOME: join(file, 'sub'), FERRET_LOG_LEVEL: 'info' });
     await proc.call('initialize', {});
     const r = await proc.request('session/new', {});
     expect(r['error'], JSON.stringify(r)).toBeDefined();
@@ -116,8 +107,7 @@ describe('reliability: faults', () => {
 
   it('a stdio client that vanishes mid-turn (with --http) does not stop the turn: it ends, is logged, and the server keeps serving', async () => {
     const model = writeScript(env.ws, 'slow.json', { responses: [{ chunks: CHUNKS.slice(0, 100), delayMs: 10 }, { chunks: ['after'] }] });
-    const { proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
-    procs.push(proc);
+    const { proc, url } = await startHttp(['--model', `scripted:${model}`]);
     await proc.call('initialize', {});
     const sid = (await proc.call('session/new', {}))['sessionId'] as string;
     void proc.request('session/message', { sessionId: sid, text: 'long one' }).catch(() => undefined);
@@ -139,15 +129,14 @@ describe('reliability: faults', () => {
 
   it('an HTTP client and an SSE reader that vanish mid-turn do not stop the turn: it ends, is logged, and the server keeps serving', async () => {
     const model = writeScript(env.ws, 'slow.json', { responses: [{ chunks: CHUNKS.slice(0, 100), delayMs: 10 }, { chunks: ['after'] }] });
-    const { proc, url } = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
-    procs.push(proc);
+    const { proc, url } = await startHttp(['--model', `scripted:${model}`]);
     const sid = (await api(url, 'POST', '/session', {})).body['sessionId'] as string;
     const sse = new SseClient(url, `/session/${sid}/events`);
     expect(await sse.opened).toBe(200);
     const ac = new AbortController();
     const waiting = fetch(`${url}/session/${sid}/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'long one' }), signal: ac.signal }).catch(() => undefined);
     await sse.waitFor((f) => f.some((x) => x.data['kind'] === 'agent_message_chunk'));
-    sse.kill();
+    sse.close();
     ac.abort();
     await waiting;
     await waitUntil(() => readEvents(env.home, sid).some((e) => e['type'] === 'turn_end'), 10_000, 'turn_end in the log');
@@ -161,7 +150,7 @@ describe('reliability: faults', () => {
     const cmd = "head -c 100000000 /dev/zero | tr '\\0' a";
     const model = writeScript(env.ws, 'flood.json', { responses: [{ chunks: ['flooding'], toolCalls: [{ name: 'bash', arguments: { command: cmd } }] }, { chunks: ['done'] }] });
     // danger-full-access: the point is the output path, not bubblewrap (which a CI container may lack).
-    const srv = start(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'full-auto', '--sandbox', 'danger-full-access']);
+    const srv = start(['--model', `scripted:${model}`, '--approval', 'full-auto', '--sandbox', 'danger-full-access']);
     await srv.call('initialize', {});
     const sid = (await srv.call('session/new', {}))['sessionId'] as string;
     const baseline = rssKiB(srv.child.pid!);

@@ -3,8 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AcpProcess, tempEnv, writeScript, type Json } from '../e2e/harness.js';
-import { startHttp, stopHttp } from '../e2e/http-harness.js';
+import { startHttp, type FerretClient, type Json } from '../support/ferret-client.mjs';
+import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
 
 /**
  * HTTP bad input against ONE long-lived `--http` server with FERRET_SERVER_TOKEN set: every bad
@@ -118,8 +118,8 @@ function expectErrorShape(r: RawResponse, status: number | [number, number], wha
 }
 
 describe('reliability: HTTP bad input (one long-lived server, token set)', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let proc: AcpProcess;
+  let env: TempEnv;
+  let proc: FerretClient;
   let url: string;
   let hostHeader: string;
   let sid: string;
@@ -146,7 +146,7 @@ describe('reliability: HTTP bad input (one long-lived server, token set)', () =>
   });
 
   afterAll(async () => {
-    if (proc) await stopHttp(proc);
+    if (proc) await proc.stop();
     env?.cleanup();
   });
 

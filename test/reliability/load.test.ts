@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempEnv, writeScript, type AcpProcess, type Json } from '../e2e/harness.js';
-import { api, SseClient, startHttp, stopHttp } from '../e2e/http-harness.js';
-import { eventsPath, readEvents } from './helpers.js';
+import { eventsPath, readEvents } from '../support/eventlog.mjs';
+import { startHttp, type FerretClient, type Json } from '../support/ferret-client.mjs';
+import { api } from '../support/http.mjs';
+import { SseClient } from '../support/sse.mjs';
+import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
 
 const SESSIONS = 50;
 const TURNS = 20;
@@ -23,8 +25,8 @@ function foreignMarkers(text: string, own: number): string[] {
 }
 
 describe('reliability: load', () => {
-  let env: ReturnType<typeof tempEnv>;
-  let proc: AcpProcess;
+  let env: TempEnv;
+  let proc: FerretClient;
   let url: string;
 
   beforeAll(async () => {
@@ -33,7 +35,7 @@ describe('reliability: load', () => {
     await proc.call('initialize', {});
   });
   afterAll(async () => {
-    if (proc) await stopHttp(proc);
+    if (proc) await proc.stop();
     env?.cleanup();
   });
 
@@ -93,7 +95,7 @@ describe('reliability: load', () => {
         if (f.event === 'loop_event' && f.data['sessionId'] !== ids[i]) leaks.push(`SSE of ${marker(i)} got an event of ${String(f.data['sessionId'])}`);
         for (const m of foreignMarkers(JSON.stringify(f.data), i)) leaks.push(`SSE of ${marker(i)} carries ${m}`);
       }
-      r.kill();
+      r.close();
     }
     // events.jsonl: only its own sessionId, only its own markers, every turn's token, in order.
     for (const [i, id] of ids.entries()) {

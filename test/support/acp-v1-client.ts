@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -6,7 +6,11 @@ import { dirname } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { CHIMERA } from './harness.js';
+import { expect } from 'vitest';
+import { listeningUrl } from './http.mjs';
+import { eachTest, type EachTest } from './per-test.js';
+import { spawnFerret, stopChild } from './spawn.mjs';
+import { StderrLog } from './stderr-log.mjs';
 
 type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -45,7 +49,8 @@ export type PermissionPolicy = (p: acp.RequestPermissionRequest) => 'allow_once'
  * recorded (in arrival order) and checked against the JSON schema shipped in the SDK.
  */
 export class V1Client {
-  readonly child: ChildProcess;
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly log: StderrLog;
   readonly inbound: Msg[] = [];
   readonly updates: acp.SessionNotification[] = [];
   readonly permissions: acp.RequestPermissionRequest[] = [];
@@ -53,16 +58,12 @@ export class V1Client {
   readonly agent: acp.ClientContext;
   private readonly conn: acp.ClientConnection;
   private readonly sent = new Map<string | number, string>();
-  stderr = '';
   permissionPolicy: PermissionPolicy = () => 'allow_once';
 
   constructor(args: string[], env: NodeJS.ProcessEnv) {
-    this.child = spawn(process.execPath, [CHIMERA, 'ferret', 'serve', ...args], {
-      env: { ...process.env, FERRET_LOG_LEVEL: 'warn', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
-    const raw = acp.ndJsonStream(Writable.toWeb(this.child.stdin!), Readable.toWeb(this.child.stdout!) as ReadableStream<Uint8Array>);
+    this.child = spawnFerret(args, { env });
+    this.log = new StderrLog(this.child.stderr);
+    const raw = acp.ndJsonStream(Writable.toWeb(this.child.stdin), Readable.toWeb(this.child.stdout) as ReadableStream<Uint8Array>);
     const readable = raw.readable.pipeThrough(new TransformStream<acp.AnyMessage, acp.AnyMessage>({ transform: (m, c) => (this.inbound.push(m as Msg), c.enqueue(m)) }));
     const tap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform: (m, c) => {
@@ -92,6 +93,11 @@ export class V1Client {
       .onNotification('*', () => {});
     this.conn = app.connect({ readable, writable: tap.writable });
     this.agent = this.conn.agent;
+  }
+
+  /** Everything the server wrote to stderr so far. */
+  get stderr(): string {
+    return this.log.text;
   }
 
   initialize(caps: acp.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: false }): Promise<acp.InitializeResponse> {
@@ -131,15 +137,8 @@ export class V1Client {
   }
 
   /** With --http (and FERRET_LOG_LEVEL=info): the bound URL from the "listening" log line. */
-  async httpUrl(timeoutMs = 10_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const m = /"url":"([^"]+)"[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"url":"([^"]+)"/.exec(this.stderr);
-      const url = m?.[1] ?? m?.[2];
-      if (url) return url;
-      if (Date.now() > deadline) throw new Error(`no listening line; stderr:\n${this.stderr}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  httpUrl(timeoutMs?: number): Promise<string> {
+    return listeningUrl(this.log, timeoutMs);
   }
 
   /** Resolves when a message matching `pred` has arrived. */
@@ -155,11 +154,16 @@ export class V1Client {
 
   async close(): Promise<void> {
     this.conn.close();
-    this.child.stdin!.end();
+    this.child.stdin.end();
     // With --http the server outlives stdin by design; stop it the way an operator would.
-    if (this.child.spawnargs.includes('--http') && this.child.exitCode === null) this.child.kill('SIGTERM');
-    const t = setTimeout(() => this.child.kill('SIGKILL'), 5000);
-    if (this.child.exitCode === null) await new Promise((r) => this.child.once('exit', r));
-    clearTimeout(t);
+    await stopChild(this.child, this.child.spawnargs.includes('--http') ? 'SIGTERM' : null);
   }
+}
+
+/** Per test: a temp env, V1 clients started in it with --cwd, and after the test each one's traffic schema-checked, then all closed. */
+export function v1PerTest(): EachTest<V1Client> {
+  return eachTest(
+    (env, args, extra) => new V1Client(['--cwd', env.ws, ...args], { CHIMERA_HOME: env.home, ...extra }),
+    (c) => expect(c.schemaErrors()).toEqual([]),
+  );
 }

@@ -45,10 +45,12 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   if (opts.http) {
-    const { startHttpServer } = await import('../transports/http/server.js');
+    const [{ startHttpServer }, { createAcpHttpHandler }] = await Promise.all([import('../transports/http/server.js'), import('../transports/acp/http-stream.js')]);
     const token = process.env['FERRET_SERVER_TOKEN'] || undefined;
-    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox });
-    closers.push(() => http.close());
+    // ACP over streamable HTTP at /acp: the same sessions, behind the same token and Host checks.
+    const acp = await createAcpHttpHandler({ manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs });
+    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts: [{ path: '/acp', handle: acp.handle }] });
+    closers.push(() => http.close(), () => acp.close());
     logger.info({ url: http.url }, 'listening');
   }
 

@@ -22,12 +22,13 @@ function keptFrom(history: Message[]): number {
  * model itself and replaced by that summary, instead of letting the provider fail the turn.
  * Returns the summary call's usage (to be billed), or undefined when no summary call was made.
  */
-export async function compactIfNeeded(session: TurnHost, model: ModelProvider, turnId: string, signal: AbortSignal): Promise<Usage | undefined> {
+export async function compactIfNeeded(session: TurnHost, model: ModelProvider, turnId: string, signal: AbortSignal, force = false): Promise<Usage | undefined> {
   const window = model.contextWindow;
   const used = session.state.lastCallTokens;
-  if (!window || used < window * COMPACT_AT) return undefined;
+  if (!force && (!window || used < window * COMPACT_AT)) return undefined;
   const history = session.state.history;
-  const cut = keptFrom(history);
+  // Forced (/compact, between turns): everything so far becomes the summary.
+  const cut = force ? history.length : keptFrom(history);
   // Nothing older than the current turn but (at most) an earlier summary: summarising it again frees nothing.
   if (cut === 0 || (cut === 1 && history[0]?.role === 'user' && history[0].text.startsWith(SUMMARY_PREFIX))) return undefined;
   let summary = '';
@@ -56,7 +57,9 @@ export async function compactIfNeeded(session: TurnHost, model: ModelProvider, t
     type: 'notice',
     data: {
       level: 'info',
-      text: `The conversation reached ${used} of ${window} tokens of ${model.id}'s context window; ${cut} older messages were summarised to make room.`,
+      text: force
+        ? `${cut} messages were summarised (/compact).`
+        : `The conversation reached ${used} of ${window} tokens of ${model.id}'s context window; ${cut} older messages were summarised to make room.`,
     },
   });
   return usage;

@@ -3,9 +3,12 @@ import { createProviderFactories, type FactoryTuning } from '../providers/regist
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
+import { passCommandEnv } from '../sandbox/confine.js';
+import { scrubInitialEnviron } from '../sandbox/environ.js';
 import { buildRuleSet } from '../sandbox/rules.js';
+import { protectStateRoot } from '../sandbox/state-roots.js';
 import { AuditLog } from '../store/audit-log.js';
-import { auditFile, chimeraHome } from '../store/paths.js';
+import { auditFile, chimeraHome, ensureHome } from '../store/paths.js';
 import { createMcpPool } from '../tools/mcp-pool.js';
 import { BUILTIN_TOOLS, ToolRegistry } from '../tools/registry.js';
 import { loadConfig, mcpSpecs } from './config-file.js';
@@ -58,13 +61,16 @@ export function createCore(opts: CoreOptions): Core {
   const env = opts.env ?? process.env;
   const home = opts.home ?? chimeraHome(env);
   const config = opts.config ?? loadConfig(home);
+  guardState(home, config, opts.logger);
   const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
   const deps: SessionDeps = {
     home,
     resolver: createModelResolver(createProviderFactories(config, env, opts.tuning)),
     tools: new ToolRegistry(BUILTIN_TOOLS, opts.allowedTools),
     rules: buildRuleSet(config.rules),
-    audit: new AuditLog(auditFile(home)),
+    audit: new AuditLog(auditFile(home), (r) =>
+      opts.logger.warn({ file: r.file, lines: r.lines, sample: r.sample }, 'audit log lines failed their integrity check and were ignored'),
+    ),
     logger: opts.logger,
     env,
     maxSteps: config.maxSteps ?? 50,
@@ -93,4 +99,24 @@ export function createCore(opts: CoreOptions): Core {
         await deps.mcp?.close().catch((err: unknown) => opts.logger.error({ err }, 'closing MCP servers failed'));
       })()),
   };
+}
+
+/**
+ * ferret's own state, before any tool runs: CHIMERA_HOME made owner-only and protected from
+ * every tool (file tools refuse it, commands do not see it); config.json's env.pass registered
+ * for commands; secrets overwritten in this process's initial environment block.
+ */
+function guardState(home: string, config: FerretConfig, logger: Logger): void {
+  protectStateRoot(home);
+  passCommandEnv(config.env?.pass ?? []);
+  // Off the start-up path, and still long before any command or MCP server can start (that needs a turn).
+  setImmediate(() => {
+    try {
+      ensureHome(home);
+    } catch (err) {
+      logger.warn({ err, home }, 'cannot prepare CHIMERA_HOME');
+    }
+    const scrub = scrubInitialEnviron();
+    if (scrub.error) logger.debug({ error: scrub.error }, 'secrets stay readable in /proc/<pid>/environ');
+  });
 }

@@ -8,4 +8,5 @@ export type { AttachOptions, ClientAttachment } from './session.js';
 export type { SessionDeps } from './turn-host.js';
 export { BUILTIN_TOOL_IDS } from '../tools/registry.js';
 export type { Tool } from '../tools/define.js';
+export type { Credential, ModelChoice } from '../providers/catalog.js';
 export * from '../protocol/index.js';

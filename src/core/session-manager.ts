@@ -5,6 +5,8 @@ import { readEventLog, repairTail } from '../store/event-log.js';
 import { eventsFile } from '../store/paths.js';
 import { listStoredSessionIds, readMeta } from '../store/session-meta.js';
 import { FerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
+import type { Credential, ModelChoice } from '../providers/catalog.js';
+import { NO_MODEL } from '../providers/resolve.js';
 import { checkModel } from './model-check.js';
 import { Session } from './session.js';
 import type { SessionDeps } from './turn-host.js';
@@ -97,6 +99,27 @@ export class SessionManager {
     return session;
   }
 
+  /** Every model a person can pick now, with the default and `current` (a session's model) first. */
+  models(current?: string): ModelChoice[] {
+    const out: ModelChoice[] = [];
+    const seen = new Set<string>();
+    const add = (m: ModelChoice) => {
+      if (m.id.length === 0 || seen.has(m.id)) return;
+      seen.add(m.id);
+      out.push(m);
+    };
+    // The current model is always listed (a picker shows its value), even "none"; the default only when it can run.
+    if (current) add({ id: current, name: current === NO_MODEL ? 'none (no model configured)' : modelName(current) });
+    if (this.defaults.model !== NO_MODEL) add({ id: this.defaults.model, name: modelName(this.defaults.model) });
+    for (const m of this.deps.catalog.models()) add(m);
+    return out;
+  }
+
+  /** Where the built-in providers read their keys, and whether each is set. */
+  credentials(): Credential[] {
+    return this.deps.catalog.credentials();
+  }
+
   list(): SessionSummary[] {
     const out: SessionSummary[] = [...this.live.values()].map((s) => s.summary());
     for (const id of listStoredSessionIds(this.deps.home)) {
@@ -129,4 +152,10 @@ function resolveWorkspace(cwd: string, base: string): string {
   }
   if (!st.isDirectory()) throw new FerretError('invalid_params', `cwd: not a directory: ${abs}`, { field: 'cwd' });
   return realpathSync(abs);
+}
+
+/** A model id as a person reads it: `scripted (hello.json)`, else the id. */
+function modelName(id: string): string {
+  if (id.startsWith('scripted:')) return `scripted (${id.slice('scripted:'.length).split('/').pop() ?? id})`;
+  return id;
 }

@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type SandboxMode, type Usage } from '../protocol/index.js';
+import { parseSlashCommand, ZERO_USAGE, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type SandboxMode, type Usage } from '../protocol/index.js';
 
 /** Everything about a session that its event log determines; a load is a fold of this. */
 export interface SessionState {
@@ -56,7 +56,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
     case 'turn_start':
       s.turns++;
-      s.title ??= e.data.text.split('\n')[0]!.slice(0, 80);
+      if (!parseSlashCommand(e.data.text)) s.title ??= e.data.text.split('\n')[0]!.slice(0, 80);
       return;
     case 'message':
       s.history.push(e.data.message);

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { ModelResolver } from '../providers/resolve.js';
 import type { ToolSpec } from '../providers/provider.js';
-import type { Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
+import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
 import type { RuleSet } from '../sandbox/rules.js';
 import type { AuditLog } from '../store/audit-log.js';
 import type { Tool } from '../tools/define.js';
@@ -52,4 +52,8 @@ export interface TurnHost {
   filesFor(origin: string | undefined): FileAccess;
   /** Connects config.json's MCP servers on first use; failures become notices. */
   loadConfigTools(): Promise<void>;
+  /** The knobs slash commands turn (each emits its event). */
+  setApproval(preset: ApprovalPreset): unknown;
+  setMode(mode: AgentMode): unknown;
+  setModel(model: string): unknown;
 }

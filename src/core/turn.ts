@@ -1,6 +1,7 @@
 import { ModelError, type ModelProvider } from '../providers/provider.js';
 import { compactIfNeeded } from './compaction.js';
-import { errorText, isFerretError, usdOf, type ErrorCode, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
+import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
+import { runSlashCommand } from './slash-commands.js';
 import { systemPrompt } from './system-prompt.js';
 import { offeredTools, runToolCall } from './tool-runner.js';
 import type { TurnHost } from './turn-host.js';
@@ -33,12 +34,21 @@ function failed(err: unknown, prefix = ''): LoopEnd {
 export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResult> {
   const { turnId, text, origin, signal } = t;
   session.emit({ type: 'turn_start', data: { turnId, text, ...(origin !== undefined ? { origin } : {}) } });
-  session.emit({ type: 'message', data: { turnId, message: { role: 'user', text } } });
   let lastText = '';
   let end: LoopEnd;
-  await session.loadConfigTools();
   try {
-    end = await loop(session, t, (s) => (lastText = s));
+    const command = parseSlashCommand(text);
+    const outcome = command ? await runSlashCommand(session, command.name, command.arg, turnId, signal) : { kind: 'prompt' as const, text };
+    if (outcome.kind === 'answer') {
+      // A command's answer is the turn's text; it never joins the conversation the model sees.
+      session.emit({ type: 'message_chunk', data: { turnId, text: outcome.text } });
+      lastText = outcome.text;
+      end = outcome.error ? { stop: 'error', error: outcome.error.message, ...(outcome.error.code ? { errorCode: outcome.error.code } : {}) } : { stop: 'end_turn' };
+    } else {
+      session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: outcome.text } } });
+      await session.loadConfigTools();
+      end = await loop(session, t, (s) => (lastText = s));
+    }
   } catch (err) {
     end = signal.aborted ? { stop: 'cancelled' } : failed(err);
   }

@@ -48,6 +48,13 @@ export const ConfigSchema = z
     toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
     /** MCP servers offered to every session as mcp__<name>__<tool>. */
     mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),
+    /**
+     * Environment variables commands (bash) receive besides the built-in allowlist (PATH, HOME,
+     * USER, LOGNAME, SHELL, TERM, LANG, LANGUAGE, LC_*, TZ, TMPDIR). A trailing `*` matches a prefix.
+     */
+    env: z
+      .object({ pass: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, optionally ending in *')).default([]) })
+      .default({ pass: [] }),
   })
   .loose();
 export type FerretConfig = z.infer<typeof ConfigSchema>;

@@ -9,3 +9,4 @@ export * from './config.js';
 export * from './session.js';
 export * from './ferret-wire.js';
 export * from './ferret-update.js';
+export * from './commands.js';

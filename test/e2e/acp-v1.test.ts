@@ -35,7 +35,11 @@ describe('ACP v1 on stdio, driven by the official SDK client', () => {
     const init = await c.initialize();
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities).toMatchObject({ loadSession: true, sessionCapabilities: { list: {} } });
-    expect(init.authMethods).toEqual([]);
+    // Where each built-in provider's key goes (issue 12): one env_var method per key variable.
+    expect(init.authMethods).toEqual([
+      expect.objectContaining({ id: 'env:OPENAI_API_KEY', type: 'env_var', vars: [{ name: 'OPENAI_API_KEY' }] }),
+      expect.objectContaining({ id: 'env:ANTHROPIC_API_KEY', type: 'env_var', vars: [{ name: 'ANTHROPIC_API_KEY' }] }),
+    ]);
 
     const s = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
     expect(s.configOptions?.find((o) => o.category === 'model')).toMatchObject({ type: 'select', currentValue: `scripted:${model}` });

@@ -1,6 +1,8 @@
 import { relative } from 'node:path';
 import type { Decision } from '../../protocol/index.js';
+import { protectedWrite } from '../../sandbox/paths.js';
 import { decide, type PolicyVerdict } from '../../sandbox/policy.js';
+import { guardProtectedWrite } from '../../sandbox/protected-write.js';
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
 
@@ -27,7 +29,18 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
     ...(approval.judgement ? { judgement: approval.judgement } : {}),
     ...(persisted ? { persisted } : {}),
   });
-  return { verdict, key: approval.key };
+  return { verdict: guardWrites(verdict, tool, reals, host), key: approval.key };
+}
+
+/** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/host-meta.ts). */
+function guardWrites(verdict: PolicyVerdict, tool: Tool, reals: string[], host: TurnHost): PolicyVerdict {
+  if (tool.effect !== 'write') return verdict;
+  const { cwd, sandbox, approval: preset } = host.state;
+  for (const real of reals) {
+    const meta = protectedWrite(cwd, real);
+    if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(cwd, real) || real, meta });
+  }
+  return verdict;
 }
 
 /** A file tool's key: the real paths it touches and its other arguments, in a fixed order. */

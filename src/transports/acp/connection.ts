@@ -11,7 +11,8 @@ import {
   RpcError,
   type JsonRpcId,
 } from './jsonrpc.js';
-import { MAX_LINE_BYTES, type LineChannel } from './line-channel.js';
+import type { Channel } from './channel.js';
+import { MAX_LINE_BYTES } from './line-channel.js';
 
 export interface AcpServerOptions {
   manager: SessionManager;
@@ -39,7 +40,7 @@ export class AcpConnection {
   private dialectReady: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly channel: LineChannel,
+    private readonly channel: Channel,
     opts: AcpServerOptions,
   ) {
     const connectionId = `c${nextConnection++}`;

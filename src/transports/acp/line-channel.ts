@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { Channel } from './channel.js';
 
 /** Longest inbound line we accept; longer ones are answered as invalid, never buffered forever. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -8,7 +9,7 @@ const FLUSH_BYTES = 64 * 1024;
  * Newline-delimited JSON framing over a byte stream pair. Outbound lines are coalesced into
  * one write per tick, so a burst of notifications costs one syscall and order is kept.
  */
-export class LineChannel {
+export class LineChannel implements Channel {
   private queue: string[] = [];
   private queuedBytes = 0;
   private scheduled = false;

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { fastifySSE } from '@fastify/sse';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
@@ -18,6 +18,13 @@ export interface AppOptions extends HttpContext {
   bodyLimit: number;
   /** The Host headers to accept; undefined = any. Read per request (the port is known only after listen). */
   hosts: () => Set<string> | undefined;
+  /** Plain Node handlers served at a path behind the same auth and Host checks (ACP over HTTP at /acp). */
+  mounts?: HttpMount[];
+}
+
+export interface HttpMount {
+  path: string;
+  handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
 /** Builds the Fastify app (not listening): plugins, guard, error shape, routes, OpenAPI. */
@@ -45,6 +52,17 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   app.setErrorHandler(httpErrorHandler);
   app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
   app.addHook('onRequest', requestGuard({ token: opts.token, hosts: opts.hosts }));
+  const mounts = opts.mounts ?? [];
+  if (mounts.length) {
+    // After the guard: a mounted handler reads the raw request itself (its body, its SSE streams).
+    app.addHook('onRequest', async (req, reply) => {
+      const path = req.url.split('?')[0];
+      const mount = mounts.find((m) => m.path === path);
+      if (!mount) return;
+      reply.hijack();
+      mount.handle(req.raw, reply.raw);
+    });
+  }
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'http request');
   });

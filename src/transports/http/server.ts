@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { SandboxMode, SessionManager } from '../../core/index.js';
-import { buildApp } from './app.js';
+import { buildApp, type HttpMount } from './app.js';
 import { allowedHosts, isLoopbackHost } from './auth.js';
 
 export interface HttpServerOptions {
@@ -21,6 +21,8 @@ export interface HttpServerOptions {
   stallMs?: number;
   /** Largest accepted request body; default 1 MiB. */
   bodyLimit?: number;
+  /** Handlers mounted behind the same auth (the CLI mounts ACP over HTTP at /acp). */
+  mounts?: HttpMount[];
 }
 
 export interface HttpServer {
@@ -54,6 +56,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     token: opts.token,
     hosts: () => allowed.hosts,
+    ...(opts.mounts ? { mounts: opts.mounts } : {}),
   });
   await app.listen({ host: opts.host, port: opts.port });
   const addr = app.server.address() as AddressInfo;

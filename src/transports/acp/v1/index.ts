@@ -1,8 +1,8 @@
-import type { InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
-import { AgentModeSchema, ApprovalPresetSchema, isFerretError, type Session, type TurnResult } from '../../../core/index.js';
+import type { AuthMethod, InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
+import { AgentModeSchema, ApprovalPresetSchema, isFerretError, SLASH_COMMANDS, type Session, type SessionManager, type TurnResult } from '../../../core/index.js';
 import type { Dialect, DialectContext } from '../dialect.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
-import { ACP_RESOURCE_NOT_FOUND, toAcpError } from './errors.js';
+import { ACP_AUTH_REQUIRED, ACP_RESOURCE_NOT_FOUND, toAcpError } from './errors.js';
 import { P, type ClientCaps } from './params.js';
 import { promptText } from './prompt-text.js';
 import { configOptions, META_NS, sessionMeta, sessionSetup } from './session-config.js';
@@ -12,6 +12,22 @@ import { SessionLink } from './session-link.js';
 const EXT_METHODS = ['_ferret/setApproval', '_ferret/status', '_ferret/bridgeStatus'];
 /** Ferret-only notifications; a client gets those it lists in `clientCapabilities._meta["ferret.dev"].notifications`. */
 const EXT_NOTIFICATIONS = ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation'];
+
+const authMethodId = (envVar: string) => `env:${envVar}`;
+
+/**
+ * One auth method per built-in provider key (codex-acp's `env_var` shape): the editor learns which
+ * variable to set; an AuthMethodAgent in the v1 schema, with `type` and `vars` as extra fields.
+ */
+function authMethods(manager: SessionManager): AuthMethod[] {
+  return manager.credentials().map((c) => ({
+    id: authMethodId(c.envVar),
+    name: `${c.provider} API key`,
+    description: `Set ${c.envVar} in the environment ferret starts with (in Zed: agent_servers.ferret.env)${c.present ? '; it is set' : ''}`,
+    type: 'env_var',
+    vars: [{ name: c.envVar }],
+  }) as AuthMethod);
+}
 
 function advertisedExtensions(caps: ClientCaps): Set<string> {
   const ours = caps._meta?.[META_NS];
@@ -48,7 +64,7 @@ class AcpV1Dialect implements Dialect {
         sessionCapabilities: { list: {}, resume: {}, close: {} },
         _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: EXT_NOTIFICATIONS } },
       },
-      authMethods: [],
+      authMethods: authMethods(this.ctx.manager),
       agentInfo: { name: 'ferret', title: 'Ferret', version: this.ctx.version },
     };
   }
@@ -64,8 +80,13 @@ class AcpV1Dialect implements Dialect {
   private async handle(method: string, params: unknown): Promise<unknown> {
     const m = this.ctx.manager;
     switch (method) {
-      case 'authenticate':
+      case 'authenticate': {
+        // Keys come from the environment ferret starts with: "authenticating" is checking it is there.
+        const p = parseParams(P.authenticate, params);
+        const c = this.ctx.manager.credentials().find((x) => authMethodId(x.envVar) === p.methodId);
+        if (c && !c.present) throw new RpcError(ACP_AUTH_REQUIRED, `${c.envVar} is not set: set it in the environment ferret starts with (in Zed: agent_servers.ferret.env)`, { envVar: c.envVar });
         return {};
+      }
       case 'session/new': {
         const p = parseParams(P.newSession, params);
         const s = m.create({ cwd: p.cwd });
@@ -154,6 +175,9 @@ class AcpV1Dialect implements Dialect {
     const started = await link.startTurn(promptText(p.prompt));
     if (started === 'cancelled') return { stopReason: 'cancelled' };
     const r = await started.done;
+    if (r.stopReason === 'error' && r.errorCode === 'auth_required') {
+      throw new RpcError(ACP_AUTH_REQUIRED, r.error ?? 'authentication required', { authMethods: authMethods(this.ctx.manager).map((m) => m.id), [META_NS]: { turnId: r.turnId } });
+    }
     if (r.stopReason === 'error') {
       throw new RpcError(JSONRPC_INTERNAL_ERROR, r.error ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error' } });
     }
@@ -211,6 +235,13 @@ class AcpV1Dialect implements Dialect {
     });
     this.links.set(s.id, link);
     link.attach(replay, mcpServers);
+    // The `/` menu, after the answer that tells the client the session id (setImmediate runs after it is sent).
+    setImmediate(() => this.ctx.notify('session/update', { sessionId: s.id, update: AVAILABLE_COMMANDS }));
     return link;
   }
 }
+
+const AVAILABLE_COMMANDS = {
+  sessionUpdate: 'available_commands_update',
+  availableCommands: SLASH_COMMANDS.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) })),
+} as const;

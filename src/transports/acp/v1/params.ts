@@ -38,6 +38,7 @@ const ContentBlock = z.object({ type: z.string() }).loose();
 export type ContentBlockParam = z.infer<typeof ContentBlock>;
 
 export const P = {
+  authenticate: z.object({ methodId: z.string().min(1) }).loose(),
   initialize: z.object({ protocolVersion: z.number().int(), clientCapabilities: ClientCaps.nullish() }).loose(),
   newSession: z.object({ cwd: AbsPath, mcpServers: z.array(McpServerParam).default([]) }).loose(),
   loadSession: z.object({ sessionId: SessionId, cwd: AbsPath.optional(), mcpServers: z.array(McpServerParam).default([]) }).loose(),

@@ -28,7 +28,7 @@ export function modeState(s: Session): SessionModeState {
  * as a custom `_`-category select. Order is display priority.
  */
 export function configOptions(s: Session, manager: SessionManager): SessionConfigOption[] {
-  const models = [...new Set([s.state.model, manager.defaults.model].filter((m) => m.length > 0))];
+  const models = manager.models(s.state.model);
   return [
     {
       id: 'mode',
@@ -44,7 +44,7 @@ export function configOptions(s: Session, manager: SessionManager): SessionConfi
       category: 'model',
       type: 'select',
       currentValue: s.state.model,
-      options: models.map((value) => ({ value, name: modelName(value) })),
+      options: models.map((m) => ({ value: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })),
     },
     {
       id: 'approval',
@@ -55,11 +55,6 @@ export function configOptions(s: Session, manager: SessionManager): SessionConfi
       options: APPROVAL_PRESETS.map((value) => ({ value, ...APPROVAL_INFO[value] })),
     },
   ];
-}
-
-function modelName(id: string): string {
-  if (id.startsWith('scripted:')) return `scripted (${id.slice('scripted:'.length).split('/').pop() ?? id})`;
-  return id;
 }
 
 /** Ferret's extras for a session, under `_meta["ferret.dev"]` of session responses. */

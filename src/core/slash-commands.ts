@@ -1,0 +1,100 @@
+import { AGENT_MODES, APPROVAL_PRESETS, AgentModeSchema, ApprovalPresetSchema, errorText, isFerretError, usdOf, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
+import { compactIfNeeded } from './compaction.js';
+import type { TurnHost } from './turn-host.js';
+
+/** What a command did: its answer to show, or a prompt that the loop then runs as the user's message. */
+export type CommandOutcome =
+  | { kind: 'answer'; text: string; error?: { message: string; code?: ErrorCode } }
+  | { kind: 'prompt'; text: string };
+
+const INIT_PROMPT =
+  'Write an AGENTS.md at the root of this workspace for the coding agents that will work here. ' +
+  'Read the repository first (README, build files, the source layout, the tests). Then describe, briefly and ' +
+  'concretely: what the project is, how to build it, how to run the tests, the layout of the source, the ' +
+  'conventions the code follows, and anything an agent must not do. If an AGENTS.md exists, improve it instead ' +
+  'of replacing what is still true.';
+
+/**
+ * The slash commands, as core commands: every client (ACP v1's `/` menu, the ferret dialect,
+ * HTTP) sends them as a message's text, and sees their answer as the turn's text.
+ */
+export async function runSlashCommand(host: TurnHost, name: string, arg: string, turnId: string, signal: AbortSignal): Promise<CommandOutcome> {
+  switch (name) {
+    case 'status':
+      return answer(status(host));
+    case 'init':
+      return { kind: 'prompt', text: arg ? `${INIT_PROMPT}\n\nAlso: ${arg}` : INIT_PROMPT };
+    case 'compact':
+      return compact(host, turnId, signal);
+    case 'approval':
+      return setting(host, 'approval', arg, APPROVAL_PRESETS, host.state.approval, () => host.setApproval(ApprovalPresetSchema.parse(arg)));
+    case 'mode':
+      return setting(host, 'mode', arg, AGENT_MODES, host.state.mode, () => host.setMode(AgentModeSchema.parse(arg)));
+    case 'model': {
+      if (!arg) {
+        const models = host.deps.catalog.models().map((m) => m.id);
+        const listed = models.length ? models.map((m) => `- ${m}`).join('\n') : '(no provider key is set; see docs/providers.md)';
+        return answer(`model: ${host.state.model}\nModels you can pick now:\n${listed}`);
+      }
+      return attempt(() => host.setModel(arg), `model: ${arg}`);
+    }
+    default:
+      return answer(`unknown command /${name}`, { message: `unknown command /${name}`, code: 'invalid_params' });
+  }
+}
+
+function answer(text: string, error?: { message: string; code?: ErrorCode }): CommandOutcome {
+  return { kind: 'answer', text, ...(error ? { error } : {}) };
+}
+
+function attempt(run: () => unknown, done: string): CommandOutcome {
+  try {
+    run();
+    return answer(done);
+  } catch (err) {
+    return answer(errorText(err), { message: errorText(err), ...(isFerretError(err) ? { code: err.code } : {}) });
+  }
+}
+
+function setting(host: TurnHost, what: string, arg: string, choices: readonly string[], current: string, set: () => unknown): CommandOutcome {
+  if (!arg) return answer(`${what}: ${current} (one of ${choices.join(', ')})`);
+  if (!choices.includes(arg)) {
+    const message = `/${what}: "${arg}" is not one of ${choices.join(', ')}`;
+    return answer(message, { message, code: 'invalid_params' });
+  }
+  return attempt(set, `${what}: ${arg}`);
+}
+
+function status(host: TurnHost): string {
+  const s = host.state;
+  const u = s.usage;
+  return [
+    `model: ${s.model}`,
+    `mode: ${s.mode} · approval: ${s.approval} · sandbox: ${s.sandbox}`,
+    `context: ${s.lastCallTokens} tokens in the last call`,
+    `cost: $${s.costUsd.toFixed(4)} (tokens: ${u.input} input, ${u.output} output, ${u.cache} cached, ${u.reasoning} reasoning) · turns: ${s.turns}`,
+    `workspace: ${s.cwd}`,
+  ].join('\n');
+}
+
+async function compact(host: TurnHost, turnId: string, signal: AbortSignal): Promise<CommandOutcome> {
+  let model;
+  try {
+    model = host.deps.resolver.resolve(host.state.model, host.state.cwd);
+    model.check?.();
+  } catch (err) {
+    return answer(errorText(err), { message: errorText(err), ...(isFerretError(err) ? { code: err.code } : {}) });
+  }
+  const before = host.state.history.length;
+  const usage = await compactIfNeeded(host, model, turnId, signal, true);
+  if (!usage) return answer('Nothing to compact yet.');
+  host.emit({ type: 'cost_update', data: costAfter(host, usage, model.pricing) });
+  const after = host.state.history.length;
+  return answer(after < before || before === 0 ? `Compacted ${before} messages into a summary.` : 'The conversation could not be compacted; see the notice.');
+}
+
+function costAfter(host: TurnHost, add: Usage, pricing: Pricing | undefined) {
+  const u = host.state.usage;
+  const total = { input: u.input + add.input, output: u.output + add.output, cache: u.cache + add.cache, reasoning: u.reasoning + add.reasoning };
+  return { ...total, totalUsd: host.state.costUsd + usdOf(add, pricing) };
+}

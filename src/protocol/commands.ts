@@ -1,0 +1,25 @@
+// The slash commands every client can offer: core commands, typed as a message's text
+// (`/status`), shown by ACP v1 editors as the `/` menu.
+
+export interface SlashCommand {
+  name: string;
+  description: string;
+  /** What the argument is, for a client's input hint; absent = takes none. */
+  hint?: string;
+}
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  { name: 'compact', description: 'Summarise the conversation so far to free the context window' },
+  { name: 'init', description: 'Have the agent write an AGENTS.md that describes this workspace' },
+  { name: 'status', description: 'Show the model, mode, sandbox, approval, context used and cost' },
+  { name: 'approval', description: 'Switch the approval preset', hint: 'suggest | auto | full-auto' },
+  { name: 'mode', description: 'Switch the agent mode', hint: 'code | plan' },
+  { name: 'model', description: 'Switch the model (no argument: list the models you can pick)', hint: 'a model id' },
+];
+
+/** `/name rest` when name is one of ours; anything else is a message for the model. */
+export function parseSlashCommand(text: string): { name: string; arg: string } | undefined {
+  const m = /^\/([a-z]+)(?:[ \t]+([^\n]*))?\s*$/.exec(text.trim());
+  if (!m || !SLASH_COMMANDS.some((c) => c.name === m[1])) return undefined;
+  return { name: m[1]!, arg: (m[2] ?? '').trim() };
+}

@@ -1,0 +1,9 @@
+/** What an ACP connection reads and writes: stdio lines, or an HTTP stream's messages. */
+export interface Channel {
+  /** Each inbound JSON-RPC message as text (`null`: one too long to read), then `onClose` once. */
+  onLine(handler: (line: string | null) => void, onClose: () => void): void;
+  /** Queues one outbound message; order is kept. */
+  send(message: unknown): void;
+  /** Resolves once what was sent has been handed on. */
+  drain(): Promise<void>;
+}

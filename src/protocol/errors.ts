@@ -11,6 +11,10 @@ export const ERROR_CODES = [
   'unauthorized',
   'forbidden',
   'not_found',
+  'payload_too_large',
+  'unsupported_media_type',
+  'not_acceptable',
+  'request_timeout',
   'internal',
 ] as const;
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -28,12 +28,47 @@ function fieldPath(path: PropertyKey[]): string {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
 }
 
+/** Largest scripted file read; a model path may come from a request, so nothing unbounded is read. */
+const MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads a scripted file without ever blocking or reading without bound: opened non-blocking (a
+ * FIFO cannot hold the event loop), only a regular file is read, and at most MAX_SCRIPT_BYTES.
+ */
+function readScript(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (err) {
+    throw new FerretError('invalid_params', `scripted model file ${path}: cannot open it (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { field: 'model' });
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new FerretError('invalid_params', `scripted model file ${path}: not a regular file`, { field: 'model' });
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_SCRIPT_BYTES) throw new FerretError('invalid_params', `scripted model file ${path}: larger than ${MAX_SCRIPT_BYTES} bytes`, { field: 'model' });
+      chunks.push(buf.subarray(0, n));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function loadScriptedFile(path: string): ScriptedFile {
   let raw: unknown;
+  const text = readScript(path);
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
-    throw new FerretError('invalid_params', `scripted model file ${path}: ${(err as Error).message}`, { field: 'model' });
+    // Never echo the file: the path may name any readable file (`/proc/self/environ`).
+    const at = /at position \d+(?: \(line \d+ column \d+\))?/.exec((err as Error).message)?.[0];
+    throw new FerretError('invalid_params', `scripted model file ${path}: not valid JSON${at ? ` (${at})` : ''}`, { field: 'model' });
   }
   const parsed = ScriptedFileSchema.safeParse(raw);
   if (!parsed.success) {

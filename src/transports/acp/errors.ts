@@ -1,5 +1,5 @@
 import { FerretError, type ErrorCode } from '../../core/index.js';
-import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, RpcError } from './jsonrpc.js';
+import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_INVALID_REQUEST, RpcError } from './jsonrpc.js';
 
 // One table: core error code → JSON-RPC error code. Application codes live above -32000.
 const RPC_CODE: Record<ErrorCode, number> = {
@@ -14,6 +14,10 @@ const RPC_CODE: Record<ErrorCode, number> = {
   unauthorized: -32007,
   forbidden: -32008,
   not_found: -32009,
+  payload_too_large: JSONRPC_INVALID_REQUEST,
+  unsupported_media_type: JSONRPC_INVALID_REQUEST,
+  not_acceptable: JSONRPC_INVALID_REQUEST,
+  request_timeout: JSONRPC_INVALID_REQUEST,
   internal: JSONRPC_INTERNAL_ERROR,
 };
 

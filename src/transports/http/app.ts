@@ -2,13 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { fastifySSE } from '@fastify/sse';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requestGuard } from './auth.js';
 import type { HttpContext, ZodApp } from './context.js';
 import { errorBody, sendError, httpErrorHandler } from './errors.js';
 import { controlRoutes } from './routes-control.js';
 import { sessionRoutes } from './routes-session.js';
-import { Health } from './schemas.js';
+import { pruneUnusedSchemas } from './openapi-prune.js';
+import { errors, guardErrors, Health, OpenApiDocument } from './schemas.js';
 import { eventRoutes } from './sse-route.js';
 import { FrameHubs } from './frame-hub.js';
 import type { SseSubscriber } from './sse-subscriber.js';
@@ -18,6 +19,9 @@ export interface AppOptions extends HttpContext {
   bodyLimit: number;
   /** The Host headers to accept; undefined = any. Read per request (the port is known only after listen). */
   hosts: () => Set<string> | undefined;
+  /** How long a client may take to send its headers / its whole request (default 10 s / 30 s). */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   /** Plain Node handlers served at a path behind the same auth and Host checks (ACP over HTTP at /acp). */
   mounts?: HttpMount[];
 }
@@ -37,14 +41,18 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
     forceCloseConnections: true,
     return503OnClosing: true,
     // Node would answer a Host-less HTTP/1.1 request itself with an empty 400; let the Host guard answer it.
-    serverFactory: (handler) => createServer({ requireHostHeader: false }, handler),
+    // A client that trickles its headers or body is cut (408) instead of holding a socket forever.
+    serverFactory: (handler) =>
+      createServer({ requireHostHeader: false, headersTimeout: opts.headersTimeoutMs ?? 10_000, requestTimeout: opts.requestTimeoutMs ?? 30_000, connectionsCheckingInterval: 1000 }, handler),
     // Errors Fastify raises before routing (a bad URL encoding) keep the one error shape.
     frameworkErrors: (err, _req, reply) => void sendError(reply, err),
     // Bytes that are not HTTP at all never reach Fastify's handlers: answer them in our shape too.
-    clientErrorHandler: (_err, socket) => {
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
       if (!socket.writable) return socket.destroy();
-      const body = JSON.stringify(errorBody('invalid_params', 'malformed HTTP request'));
-      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT';
+      const body = JSON.stringify(timedOut ? errorBody('request_timeout', 'the request did not arrive in time') : errorBody('invalid_params', 'malformed HTTP request'));
+      const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -69,18 +77,41 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
 
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: 'ferret HTTP API', description: 'ferret sessions over HTTP+SSE (contract section 8)', version: opts.version },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: opts.token ? [{ bearer: [] }] : [],
+      openapi: '3.1.0',
+      info: {
+        title: 'ferret HTTP API',
+        description:
+          'ferret sessions over HTTP+SSE: the same live sessions an editor drives over ACP on stdio. ' +
+          'Every route but /health needs `Authorization: Bearer $FERRET_SERVER_TOKEN` when the server has a token ' +
+          '(a loopback server started without one accepts requests without it). Errors are always JSON: ' +
+          '`{"error":{"code","message"}}` with `code` from the ErrorCode enum.',
+        version: opts.version,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: '/', description: 'the server that serves this document' }],
+      tags: [
+        { name: 'sessions', description: 'Create, list and inspect sessions' },
+        { name: 'turns', description: 'Messages, cancel and permission answers' },
+        { name: 'settings', description: 'Mode, model, approval, sandbox' },
+        { name: 'events', description: 'The live event stream (SSE)' },
+        { name: 'server', description: 'Liveness and this document' },
+      ],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'FERRET_SERVER_TOKEN' } } },
+      security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: (doc) => pruneUnusedSchemas(jsonSchemaTransformObject(doc)),
   });
   await app.register(fastifySSE, { heartbeatInterval: opts.heartbeatMs });
 
   const subscribers = new Set<SseSubscriber>();
   const hubs = new FrameHubs(opts.ideSchema);
-  app.get('/health', { schema: { summary: 'Liveness (no auth)', response: { 200: Health } } }, async () => ({ ok: true as const, version: opts.version }));
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/health', {
+    schema: { operationId: 'health', tags: ['server'], summary: 'Liveness (no token needed)', security: [], response: { 200: Health, ...errors(403) } },
+  }, async () => ({ ok: true as const, version: opts.version }));
+  app.get('/openapi.json', {
+    schema: { operationId: 'openapi', tags: ['server'], summary: 'This OpenAPI document', response: { 200: OpenApiDocument, ...guardErrors } },
+  }, async () => app.swagger() as { openapi: string });
   sessionRoutes(app, opts);
   controlRoutes(app, opts);
   eventRoutes(app, opts, subscribers, hubs);

@@ -10,12 +10,27 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   session_not_found: 404,
   permission_not_found: 404,
   not_found: 404,
+  not_acceptable: 406,
+  request_timeout: 408,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   session_busy: 409,
   already_decided: 409,
   model_unavailable: 422,
   auth_required: 422,
   storage: 500,
   internal: 500,
+};
+
+/** Fastify's own 4xx (body too large, wrong media type, …) keep their status and get our code for it. */
+const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  406: 'not_acceptable',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
 };
 
 export interface HttpErrorBody {
@@ -45,7 +60,7 @@ export function toHttpError(err: unknown): { status: number; body: HttpErrorBody
     return { status: 400, body: errorBody('invalid_params', `${field}: ${issue?.message ?? 'invalid'}`) };
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code: ErrorCode = fe.statusCode === 404 ? 'not_found' : fe.statusCode === 401 ? 'unauthorized' : 'invalid_params';
+    const code: ErrorCode = CODE_OF_STATUS[fe.statusCode] ?? 'invalid_params';
     return { status: fe.statusCode, body: errorBody(code, fe.message ?? 'bad request') };
   }
   return { status: 500, body: errorBody('internal', `internal error: ${err instanceof Error ? err.message : String(err)}`) };

@@ -1,14 +1,7 @@
 import type { SessionEvent } from '../../core/index.js';
+import type { IdeFrame } from './frame-schemas.js';
 
-/** One IDE-schema SSE frame: `event` is also the payload's `sessionUpdate`. */
-export type IdeFrame =
-  | { event: 'progress/step'; data: { sessionUpdate: 'progress/step'; phase: 'tool_call' | 'response'; step: number; detail: string; callId: string } }
-  | { event: 'code/diff'; data: { sessionUpdate: 'code/diff'; path: string; changeKind: 'add' | 'modify'; unifiedDiff: string } }
-  | {
-      event: 'terminal/output';
-      data: { sessionUpdate: 'terminal/output'; processId: string; stream: 'stdout' | 'stderr'; chunk: string; sequence: number; capReached: boolean };
-    }
-  | { event: 'editor/open_file'; data: { sessionUpdate: 'editor/open_file'; path: string; line?: number } };
+export type { IdeFrame } from './frame-schemas.js';
 
 interface PendingCall {
   tool: string;

@@ -3,7 +3,8 @@ import {
   ApprovalBody,
   ApprovalResult,
   BridgeResult,
-  ErrorBody,
+  bodyErrors,
+  errors,
   ModeBody,
   ModelBody,
   ModelResult,
@@ -20,27 +21,29 @@ export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
   const m = ctx.manager;
 
   app.post('/session/:id/mode', {
-    schema: { summary: 'Switch the agent mode', params: SessionParams, body: ModeBody, response: { 200: ModeResult, ...sessionErrors } },
+    schema: { operationId: 'setMode', tags: ['settings'], summary: 'Switch the agent mode', params: SessionParams, body: ModeBody, response: { 200: ModeResult, ...bodyErrors } },
   }, async (req) => ({ mode: m.get(req.params.id).setMode(req.body.mode) }));
 
   app.post('/session/:id/model', {
-    schema: { summary: 'Switch the model', params: SessionParams, body: ModelBody, response: { 200: ModelResult, 422: ErrorBody, ...sessionErrors } },
+    schema: { operationId: 'setModel', tags: ['settings'], summary: 'Switch the model (refused at once when it cannot run here)', params: SessionParams, body: ModelBody, response: { 200: ModelResult, ...bodyErrors, ...errors(422) } },
   }, async (req) => ({ model: m.get(req.params.id).setModel(req.body.model) }));
 
   app.post('/session/:id/approval', {
-    schema: { summary: 'Switch the approval preset live', params: SessionParams, body: ApprovalBody, response: { 200: ApprovalResult, ...sessionErrors } },
+    schema: { operationId: 'setApproval', tags: ['settings'], summary: 'Switch the approval preset live', params: SessionParams, body: ApprovalBody, response: { 200: ApprovalResult, ...bodyErrors } },
   }, async (req) => m.get(req.params.id).setApproval(req.body.preset));
 
   app.get('/session/:id/sandbox', {
-    schema: { summary: 'The sandbox mode (fixed for the life of the server)', params: SessionParams, response: { 200: SandboxResult, ...sessionErrors } },
+    schema: { operationId: 'getSandbox', tags: ['settings'], summary: 'The sandbox mode (fixed for the life of the server)', params: SessionParams, response: { 200: SandboxResult, ...sessionErrors } },
   }, async (req) => ({ mode: m.get(req.params.id).state.sandbox }));
 
   app.post('/session/:id/permission', {
     schema: {
+      operationId: 'answerPermission',
+      tags: ['turns'],
       summary: 'Answer a pending permission request (first answer from any client wins)',
       params: SessionParams,
       body: PermissionBody,
-      response: { 200: Ok, 409: ErrorBody, ...sessionErrors },
+      response: { 200: Ok, ...bodyErrors, ...errors(409) },
     },
   }, async (req) => {
     m.get(req.params.id).respondPermission(req.body.id, req.body.decision, 'http');
@@ -48,7 +51,7 @@ export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
   });
 
   app.get('/session/:id/bridge', {
-    schema: { summary: 'Cloud-bridge state', params: SessionParams, response: { 200: BridgeResult, ...sessionErrors } },
+    schema: { operationId: 'getBridge', tags: ['settings'], summary: 'Cloud-bridge state', params: SessionParams, response: { 200: BridgeResult, ...sessionErrors } },
   }, async (req) => {
     m.get(req.params.id);
     return { attached: false };

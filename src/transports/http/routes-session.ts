@@ -1,7 +1,8 @@
 import type { HttpContext, ZodApp } from './context.js';
 import { describeSession } from './context.js';
 import {
-  ErrorBody,
+  errors,
+  guardErrors,
   MessageBody,
   MessageQuery,
   NewSessionBody,
@@ -20,18 +21,24 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
   const m = ctx.manager;
 
   app.post('/session', {
-    schema: { summary: 'Create a session', body: NewSessionBody.nullish(), response: { 201: SessionDescription, 400: ErrorBody, 401: ErrorBody } },
+    schema: {
+      operationId: 'createSession',
+      tags: ['sessions'],
+      summary: 'Create a session (every field optional; no body at all is fine)',
+      body: NewSessionBody.nullish(),
+      response: { 201: SessionDescription, ...errors(400, 401, 403, 413, 415, 422, 500) },
+    },
   }, async (req, reply) => {
     const s = m.create(req.body ?? {});
     return reply.code(201).send(describeSession(s));
   });
 
-  app.get('/session', { schema: { summary: 'List sessions (live and on disk)', response: { 200: SessionList, 401: ErrorBody } } }, async () => ({
+  app.get('/session', { schema: { operationId: 'listSessions', tags: ['sessions'], summary: 'List sessions (live and on disk)', response: { 200: SessionList, ...guardErrors } } }, async () => ({
     sessions: m.list(),
   }));
 
   app.get('/session/:id', {
-    schema: { summary: "A session's state, status and cost so far", params: SessionParams, response: { 200: SessionDetail, ...sessionErrors } },
+    schema: { operationId: 'getSession', tags: ['sessions'], summary: "A session's state, status and cost so far", params: SessionParams, response: { 200: SessionDetail, ...sessionErrors } },
   }, async (req) => {
     const s = m.get(req.params.id);
     const st = s.state;
@@ -50,11 +57,13 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
 
   app.post('/session/:id/message', {
     schema: {
-      summary: 'Send a user message; answers when the turn ends (or at once with ?wait=false)',
+      operationId: 'sendMessage',
+      tags: ['turns'],
+      summary: 'Send a user message (or a slash command); answers when the turn ends (or at once with ?wait=false)',
       params: SessionParams,
       querystring: MessageQuery,
       body: MessageBody,
-      response: { 200: TurnResult, 202: TurnAccepted, 409: ErrorBody, ...sessionErrors },
+      response: { 200: TurnResult, 202: TurnAccepted, ...errors(400, 401, 403, 404, 409, 413, 415, 500) },
     },
   }, async (req, reply) => {
     const s = m.get(req.params.id);
@@ -67,7 +76,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
   });
 
   app.post('/session/:id/cancel', {
-    schema: { summary: 'Cancel the running turn', params: SessionParams, response: { 200: Ok, ...sessionErrors } },
+    schema: { operationId: 'cancelTurn', tags: ['turns'], summary: 'Cancel the running turn (a no-op when none runs)', params: SessionParams, response: { 200: Ok, ...sessionErrors } },
   }, async (req) => {
     m.get(req.params.id).cancel();
     return { ok: true as const };

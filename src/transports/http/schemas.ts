@@ -1,64 +1,112 @@
 import { z } from 'zod';
-import { AgentModeSchema, ApprovalPresetSchema, DecisionSchema, SandboxModeSchema, SessionDescriptionSchema, SessionSummarySchema, TurnResultSchema } from '../../core/index.js';
+import {
+  AgentModeSchema,
+  ApprovalPresetSchema,
+  DecisionSchema,
+  ERROR_CODES,
+  SandboxModeSchema,
+  SESSION_ID_PATTERN,
+  SessionDescriptionSchema,
+  SessionSummarySchema,
+  TurnResultSchema,
+  UsageSchema,
+} from '../../core/index.js';
 
 // The wire shapes of the HTTP routes: they validate requests and feed the OpenAPI document.
+// Shapes a client meets in several places are named components (`$ref`s in the document).
+
+const named = <S extends z.ZodType>(id: string, schema: S): S => {
+  z.globalRegistry.add(schema, { id });
+  return schema;
+};
 
 /** Session ids become folder names: only this shape passes, so `..%2F` never reaches the disk. */
 export const SessionParams = z.object({
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a session id (letters, digits, _ and -, at most 64)'),
+  id: z.string().regex(SESSION_ID_PATTERN, 'not a session id (letters, digits, _ and -, at most 64)').describe('A session id'),
 });
 
-export const NewSessionBody = z
-  .object({
-    cwd: z.string().min(1).optional(),
-    model: z.string().min(1).optional(),
-    mode: AgentModeSchema.optional(),
-    approval: ApprovalPresetSchema.optional(),
-  })
-  .strict();
+export const NewSessionBody = named(
+  'NewSession',
+  z
+    .object({
+      cwd: z.string().min(1).optional().describe('Workspace folder (default: the server\'s --cwd); relative to it if relative'),
+      model: z.string().min(1).optional().describe('PROVIDER/MODEL or scripted:PATH; refused with 422 if it cannot run here'),
+      mode: AgentModeSchema.optional(),
+      approval: ApprovalPresetSchema.optional(),
+    })
+    .strict(),
+);
 
-export const SessionDescription = SessionDescriptionSchema;
+export const SessionDescription = named('SessionDescription', SessionDescriptionSchema);
+export const SessionSummary = named('SessionSummary', SessionSummarySchema);
+export const SessionList = named('SessionList', z.object({ sessions: z.array(SessionSummary) }));
+export const Usage = named('Usage', UsageSchema.required());
 
-export const SessionSummary = SessionSummarySchema;
+export const SessionDetail = named(
+  'SessionDetail',
+  SessionDescription.extend({
+    title: z.string().optional(),
+    status: z.enum(['idle', 'running']),
+    usage: Usage,
+    costUsd: z.number(),
+    turns: z.number(),
+    lastSeq: z.number().describe('The seq of the last event: resume the stream from here with Last-Event-ID'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
 
-export const SessionList = z.object({ sessions: z.array(SessionSummary) });
-
-export const Usage = z.object({ input: z.number(), output: z.number(), cache: z.number(), reasoning: z.number() });
-
-export const SessionDetail = SessionDescription.extend({
-  title: z.string().optional(),
-  status: z.enum(['idle', 'running']),
-  usage: Usage,
-  costUsd: z.number(),
-  turns: z.number(),
-  lastSeq: z.number(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
-
-export const MessageBody = z.object({ text: z.string() }).strict();
+export const MessageBody = named('Message', z.object({ text: z.string().describe('What the user says, or a slash command such as /status') }).strict());
 export const MessageQuery = z.object({
   wait: z
     .enum(['true', 'false', '1', '0'])
     .default('true')
+    .describe('false: answer 202 at once and follow the turn on the event stream')
     .transform((w) => w === 'true' || w === '1'),
 });
-export const TurnResult = TurnResultSchema;
-export const TurnAccepted = z.object({ turnId: z.string() });
+export const TurnResult = named('TurnResult', TurnResultSchema);
+export const TurnAccepted = named('TurnAccepted', z.object({ turnId: z.string() }));
 
-export const Ok = z.object({ ok: z.literal(true) });
+export const Ok = named('Ok', z.object({ ok: z.literal(true) }));
 export const ModeBody = z.object({ mode: AgentModeSchema }).strict();
 export const ModeResult = z.object({ mode: AgentModeSchema });
 export const ModelBody = z.object({ model: z.string().min(1) }).strict();
 export const ModelResult = z.object({ model: z.string() });
 export const ApprovalBody = z.object({ preset: ApprovalPresetSchema }).strict();
-export const ApprovalResult = z.object({ old: ApprovalPresetSchema, new: ApprovalPresetSchema });
+export const ApprovalResult = named('ApprovalChange', z.object({ old: ApprovalPresetSchema, new: ApprovalPresetSchema }));
 export const SandboxResult = z.object({ mode: SandboxModeSchema });
-export const PermissionBody = z.object({ id: z.string().min(1), decision: DecisionSchema }).strict();
+export const PermissionBody = named(
+  'PermissionAnswer',
+  z.object({ id: z.string().min(1).describe('The permission request id (permission_request.id on the stream)'), decision: DecisionSchema }).strict(),
+);
 export const BridgeResult = z.object({ attached: z.boolean() });
-export const Health = z.object({ ok: z.literal(true), version: z.string() });
+export const Health = named('Health', z.object({ ok: z.literal(true), version: z.string() }));
+export const OpenApiDocument = z.looseObject({ openapi: z.string() }).describe('This document');
 
-export const ErrorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export const ErrorCode = named('ErrorCode', z.enum(ERROR_CODES));
+export const ErrorBody = named('Error', z.object({ error: z.object({ code: ErrorCode, message: z.string().describe('One sentence; names the field when input was wrong') }) }));
 
-/** The error answers a session route can give, for the OpenAPI document. */
-export const sessionErrors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody } as const;
+const WHY: Record<number, string> = {
+  400: 'Invalid input (error.code invalid_params); the message names the field',
+  401: 'Missing or wrong bearer token (unauthorized)',
+  403: 'The Host header is not this server (forbidden): DNS-rebinding guard',
+  404: 'No such session, permission request or route',
+  406: 'The Accept header does not allow text/event-stream (not_acceptable)',
+  409: 'The session is busy with another turn, or the permission was already decided',
+  413: 'The request body is larger than the server accepts (payload_too_large)',
+  415: 'The body is not application/json (unsupported_media_type)',
+  422: 'The model cannot run here: unknown id (model_unavailable) or no API key (auth_required)',
+  500: 'The server could not do it (storage, internal)',
+};
+
+/** Error answers, always JSON in the one shape, whatever the route produces on success. */
+export function errors(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((s) => [s, { description: WHY[s] ?? 'Error', content: { 'application/json': { schema: ErrorBody } } }]));
+}
+
+/** Every route: the token and the Host guard, and a server fault. */
+export const guardErrors = errors(401, 403, 500);
+/** Routes on one session. */
+export const sessionErrors = errors(400, 401, 403, 404, 500);
+/** Routes that take a JSON body. */
+export const bodyErrors = errors(400, 401, 403, 404, 413, 415, 500);

@@ -54,6 +54,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     maxBufferBytes: opts.maxBufferBytes ?? envNumber('FERRET_SSE_MAX_BUFFER', 1024 * 1024),
     stallMs: opts.stallMs ?? envNumber('FERRET_SSE_STALL_MS', 5000),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    headersTimeoutMs: envNumber('FERRET_HTTP_HEADERS_TIMEOUT_MS', 10_000),
+    requestTimeoutMs: envNumber('FERRET_HTTP_REQUEST_TIMEOUT_MS', 30_000),
     token: opts.token,
     hosts: () => allowed.hosts,
     ...(opts.mounts ? { mounts: opts.mounts } : {}),

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { FerretError } from '../../core/index.js';
 import type { HttpContext, ZodApp } from './context.js';
 import { parseFrameId } from './frames.js';
-import { ErrorBody, SessionParams, sessionErrors } from './schemas.js';
+import { acceptsEventStream } from './accepts-sse.js';
+import { SseFrameSchema } from './frame-schemas.js';
+import { errors, SessionParams } from './schemas.js';
 import type { FrameHubs } from './frame-hub.js';
 import { SseSubscriber } from './sse-subscriber.js';
 
@@ -17,11 +19,25 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
   app.get('/session/:id/events', {
     sse: { kind: 'only' },
     schema: {
+      operationId: 'streamEvents',
+      tags: ['events'],
       summary: 'Server-Sent Events: loop_event, result, and the IDE frames; resume with Last-Event-ID',
+      description:
+        'Each frame is `id:` (SEQ or SEQ.K), `event:` (one of the SseFrame event names) and one JSON `data:` line ' +
+        '(the SseFrame schema for that event). Comment lines are heartbeats. Send the last id back as Last-Event-ID ' +
+        'to resume exactly after it.',
       params: SessionParams,
       headers: EventsHeaders,
-      produces: ['text/event-stream'],
-      response: { 200: z.string().describe('text/event-stream'), 406: ErrorBody, ...sessionErrors },
+      response: {
+        200: { description: 'The event stream (SseFrame, one per event)', content: { 'text/event-stream': { schema: SseFrameSchema } } },
+        ...errors(400, 401, 403, 404, 406, 500),
+      },
+    },
+    // Before @fastify/sse answers a wrong Accept itself, in a shape of its own.
+    onRequest: async (req) => {
+      if (!acceptsEventStream(req.headers.accept)) {
+        throw new FerretError('not_acceptable', `Accept: "${req.headers.accept ?? ''}" does not allow text/event-stream, the only thing this route sends`);
+      }
     },
   }, async (req, reply) => {
     const session = ctx.manager.get(req.params.id);

@@ -23,6 +23,10 @@ export function toAcpError(err: unknown): RpcError {
       return new RpcError(JSONRPC_INVALID_PARAMS, err.message, data);
     case 'auth_required':
       return new RpcError(ACP_AUTH_REQUIRED, err.message, data);
+    case 'payload_too_large':
+    case 'unsupported_media_type':
+    case 'not_acceptable':
+    case 'request_timeout':
     case 'already_decided':
     case 'permission_not_found':
     case 'session_busy':

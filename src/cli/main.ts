@@ -2,7 +2,8 @@
 import { Command, Option } from 'commander';
 import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES } from '../core/index.js';
 import { createLogger } from './logger.js';
-import { FlagError, parseServeOptions } from './serve-options.js';
+import { FlagError, parseAgentOptions } from './agent-options.js';
+import { parseServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
 const program = new Command('chimera')
@@ -53,6 +54,47 @@ ferret
       process.exit(1);
     }
   });
+
+ferret
+  .command('exec')
+  .description('Run one turn and exit: progress on stderr, the final text on stdout (like `codex exec`). Exit codes: 0 done, 1 error, 2 bad flags, 3 step limit, 4 a permission was needed and denied, 130 cancelled.')
+  .argument('[prompt]', 'what to do (default: read it from stdin)')
+  .option('--cwd <dir>', 'workspace root (default: the current directory)')
+  .option('--model <id>', 'PROVIDER/MODEL or scripted:PATH (default: $FERRET_MODEL, config.json, or a provider whose API key is set)')
+  .addOption(new Option('--sandbox <mode>', `sandbox mode: ${SANDBOX_MODES.join(' | ')}`).default('workspace-write'))
+  .addOption(new Option('--approval <preset>', `approval preset: ${APPROVAL_PRESETS.join(' | ')}; nobody can answer a question, so one is denied`).default('auto'))
+  .option('--allowed-tools <list>', `comma-separated tools the model may call (default: all: ${BUILTIN_TOOL_IDS.join(',')})`)
+  .option('--json', 'one JSON event per line on stdout instead of the final text', false)
+  .option('--resume <sessionId>', 'continue this session')
+  .action(async (prompt: string | undefined, raw: Record<string, unknown>) => {
+    let opts;
+    try {
+      const agent = parseAgentOptions(raw, BUILTIN_TOOL_IDS);
+      const text = prompt ?? (process.stdin.isTTY ? '' : await readStdin());
+      if (!text.trim()) throw new FlagError('a prompt is needed: give it as an argument or on stdin');
+      opts = { ...agent, prompt: text, json: raw['json'] === true, resume: typeof raw['resume'] === 'string' ? raw['resume'] : undefined };
+    } catch (err) {
+      if (err instanceof FlagError) {
+        process.stderr.write(`chimera ferret exec: ${err.message}\n`);
+        process.exit(2);
+      }
+      throw err;
+    }
+    const logger = await createLogger(process.env['FERRET_LOG_LEVEL'] ?? 'warn');
+    try {
+      const { exec } = await import('./exec.js');
+      process.exitCode = await exec(opts, logger);
+    } catch (err) {
+      process.stderr.write(`chimera ferret exec: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    }
+  });
+
+async function readStdin(): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of process.stdin) parts.push(chunk as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   process.stderr.write(`chimera: ${(err as Error).message}\n`);

@@ -49,7 +49,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     const token = process.env['FERRET_SERVER_TOKEN'] || undefined;
     // ACP over streamable HTTP at /acp: the same sessions, behind the same token and Host checks.
     const acp = await createAcpHttpHandler({ manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs });
-    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts: [{ path: '/acp', handle: acp.handle }] });
+    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts: [{ path: '/acp', handle: (req, res) => acp.handle(req, res) }] });
     closers.push(() => http.close(), () => acp.close());
     logger.info({ url: http.url }, 'listening');
   }

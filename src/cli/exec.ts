@@ -1,0 +1,121 @@
+import type { Logger } from 'pino';
+import { createCore, type Session, type SessionEvent, type StopReason } from '../core/index.js';
+import type { AgentOptions } from './agent-options.js';
+
+export interface ExecOptions extends AgentOptions {
+  prompt: string;
+  /** One JSON event per line on stdout instead of the final text. */
+  json: boolean;
+  /** Continue this session instead of starting one. */
+  resume: string | undefined;
+}
+
+/** Exit codes a CI script can branch on (documented in docs/http.md). */
+export const EXIT = {
+  end_turn: 0,
+  error: 1,
+  usage: 2,
+  max_steps: 3,
+  denied: 4,
+  cancelled: 130,
+} as const;
+
+/**
+ * `chimera ferret exec`: one turn in --cwd, like `codex exec` or `claude -p`. Progress goes to
+ * stderr, the final assistant text (or, with --json, every event) to stdout. Nobody is there to
+ * answer a permission question, so one that comes up is denied, and the exit code says so.
+ */
+export async function exec(opts: ExecOptions, logger: Logger): Promise<number> {
+  const core = createCore({
+    logger,
+    cwd: opts.cwd,
+    model: opts.model,
+    sandbox: opts.sandbox,
+    approval: opts.approval,
+    allowedTools: opts.allowedTools,
+    permissionTimeoutMs: opts.permissionTimeoutMs,
+  });
+  let session: Session;
+  try {
+    session = opts.resume ? core.manager.get(opts.resume) : core.manager.create({});
+  } catch (err) {
+    await core.close();
+    throw err;
+  }
+  let denied = 0;
+  const show = opts.json ? (e: SessionEvent) => void process.stdout.write(`${JSON.stringify(e)}\n`) : progress;
+  const off = session.subscribe((e) => {
+    show(e);
+    if (e.type === 'permission_requested' && opts.permissionTimeoutMs === undefined) {
+      denied++;
+      process.stderr.write(`ferret exec: denied ${e.data.tool} (${e.data.reason}); use --approval full-auto or a rule to allow it\n`);
+      const id = e.data.requestId;
+      setImmediate(() => session.respondPermission(id, 'deny', 'exec (no one to ask)')); // after the runner waits for it
+    } else if (e.type === 'permission_resolved' && e.data.by === 'timeout') denied++;
+  });
+  process.stderr.write(`ferret exec: session ${session.id} in ${session.state.cwd} (model ${session.state.model})\n`);
+  // Ctrl-C cancels the turn (its commands' process groups are killed); a second one leaves at once.
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(EXIT.cancelled);
+    interrupted = true;
+    session.cancel();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  // A reader that went away (`| head`) ends the turn instead of crashing on EPIPE.
+  const onStdoutError = () => session.cancel();
+  process.stdout.on('error', onStdoutError);
+  try {
+    const result = await session.startTurn(opts.prompt, 'exec').done;
+    if (!opts.json) process.stdout.write(result.message.text.endsWith('\n') || result.message.text === '' ? result.message.text : `${result.message.text}\n`);
+    if (result.error) process.stderr.write(`ferret exec: ${result.error}\n`);
+    return exitCode(result.stopReason, denied);
+  } finally {
+    off();
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+    process.stdout.off('error', onStdoutError);
+    await core.close();
+  }
+}
+
+function exitCode(stop: StopReason, denied: number): number {
+  if (stop === 'end_turn' && denied > 0) return EXIT.denied;
+  return EXIT[stop];
+}
+
+/** A line on stderr for what a person watching a CI log wants to see. */
+function progress(e: SessionEvent): void {
+  const line = (s: string) => void process.stderr.write(`${s}\n`);
+  switch (e.type) {
+    case 'tool_call_start':
+      return line(`▸ ${e.data.title}`);
+    case 'tool_call_end':
+      return line(`  ${e.data.status === 'completed' ? '✓' : '✗'} ${e.data.tool} ${e.data.status} (${e.data.durationMs} ms)${e.data.exitCode !== undefined && e.data.exitCode !== null ? `, exit ${e.data.exitCode}` : ''}`);
+    case 'notice':
+      return line(`${e.data.level}: ${e.data.text}`);
+    case 'sandbox_violation':
+      return line(`  sandbox (${e.data.mode}): ${e.data.reason}`);
+    case 'cost_update':
+      return e.data.totalUsd > 0 ? line(`  cost so far: $${e.data.totalUsd.toFixed(4)}`) : undefined;
+    case 'turn_end':
+      return line(`■ ${e.data.stopReason}`);
+    case 'session_created':
+    case 'turn_start':
+    case 'message_chunk':
+    case 'reasoning_chunk':
+    case 'message':
+    case 'tool_call_running':
+    case 'tool_call_progress':
+    case 'permission_requested':
+    case 'permission_resolved':
+    case 'approval_changed':
+    case 'mode_changed':
+    case 'model_changed':
+    case 'file_edit':
+    case 'file_open':
+    case 'history_compacted':
+      return undefined;
+  }
+}

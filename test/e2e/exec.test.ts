@@ -1,0 +1,100 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CHIMERA, REPO, exited, track } from '../support/spawn.mjs';
+import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
+
+// `chimera ferret exec`: the one-shot mode a CI script runs, checked as that script would.
+
+let env: TempEnv;
+afterEach(() => env?.cleanup());
+
+function execSync(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [CHIMERA, 'ferret', 'exec', '--cwd', env.ws, ...args], {
+    env: { ...process.env, CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 30_000,
+    ...(input !== undefined ? { input } : {}),
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('chimera ferret exec', () => {
+  it("runs the README's hello example: progress on stderr, the final text on stdout, exit 0", () => {
+    env = tempEnv();
+    copyFileSync(join(REPO, 'test/fixtures/hello.json'), join(env.ws, 'hello.json'));
+    const r = execSync(['--model', 'scripted:hello.json', 'make hello.py']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('Done: hello.py prints hi.\n');
+    expect(r.stderr).toMatch(/▸ Write hello\.py/);
+    expect(r.stderr).toMatch(/■ end_turn/);
+    expect(readFileSync(join(env.ws, 'hello.py'), 'utf8')).toContain('print');
+  });
+
+  it('--json prints one parseable event per line, ending with turn_end; --resume continues the session; the prompt may come on stdin', () => {
+    env = tempEnv();
+    const model = writeScript(env.ws, 'two.json', { responses: [{ chunks: ['first'] }, { chunks: ['second'] }] });
+    const r = execSync(['--json', '--model', `scripted:${model}`], 'from stdin');
+    expect(r.code, r.stderr).toBe(0);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; sessionId: string; data: Record<string, unknown> });
+    expect(events[0]).toMatchObject({ type: 'turn_start', data: { text: 'from stdin', origin: 'exec' } });
+    expect(events.at(-1)).toMatchObject({ type: 'turn_end', data: { stopReason: 'end_turn', text: 'first' } });
+    const again = execSync(['--resume', events[0]!.sessionId, 'go on']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('second\n');
+  });
+
+  it('a permission nobody can answer is denied, the model hears why, and the exit code is 4', () => {
+    env = tempEnv();
+    const model = writeScript(env.ws, 'push.json', {
+      responses: [{ toolCalls: [{ name: 'bash', arguments: { command: 'git push origin main' } }] }, { chunks: ['could not push'] }],
+    });
+    const r = execSync(['--model', `scripted:${model}`, 'push it']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/denied bash/);
+    expect(r.stdout).toBe('could not push\n');
+  });
+
+  it('an error ends with exit 1 and says why; a bad flag exits 2 naming it', () => {
+    env = tempEnv();
+    const model = writeScript(env.ws, 'err.json', { responses: [{ error: 'provider exploded' }] });
+    const r = execSync(['--model', `scripted:${model}`, 'hi']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/provider exploded/);
+    const bad = execSync(['--approval', 'yolo', 'hi']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--approval: unknown preset "yolo"/);
+  });
+
+  it('Ctrl-C cancels the turn: exit 130 within a second, and nothing it started is left running', async () => {
+    env = tempEnv();
+    const marker = `sleep-${process.pid}-${Date.now() % 100000}`;
+    const model = writeScript(env.ws, 'long.json', { responses: [{ toolCalls: [{ name: 'bash', arguments: { command: `exec -a ${marker} sleep 30` } }] }, { chunks: ['never'] }] });
+    const child = track(
+      spawn(process.execPath, [CHIMERA, 'ferret', 'exec', '--cwd', env.ws, '--approval', 'full-auto', '--model', `scripted:${model}`, 'wait'], {
+        env: { ...process.env, CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    await waitFor(() => stderr.includes('▸ '));
+    await waitFor(() => spawnSync('pgrep', ['-f', marker]).status === 0);
+    const t0 = Date.now();
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(130);
+    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(stderr).toMatch(/■ cancelled/);
+    expect(spawnSync('pgrep', ['-f', marker]).status, 'the command is gone').not.toBe(0);
+    expect(existsSync(join(env.ws, 'never'))).toBe(false);
+  });
+});
+
+async function waitFor(pred: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

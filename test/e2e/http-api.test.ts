@@ -111,10 +111,7 @@ describe('HTTP API: auth, routes, errors', () => {
     const id = s.body['sessionId'] as string;
     const first = await api(url, 'POST', `/session/${id}/message?wait=false`, { text: 'one' }, TOKEN);
     expect(first.status).toBe(202);
-    const busy = await api(url, 'POST', `/session/${id}/message`, { text: 'two' }, TOKEN);
-    // the scripted turn is quick; if it already ended this second turn simply ran
-    expect([200, 409]).toContain(busy.status);
-    if (busy.status === 409) expect(busy.body['error']['code']).toBe('session_busy');
+    // One turn at a time is checked deterministically (a slow scripted turn) in core-facts.test.ts.
   });
 
   it('refuses a foreign Host header (DNS rebinding) and sends no CORS headers', async () => {

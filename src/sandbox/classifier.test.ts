@@ -171,6 +171,42 @@ const WRITES: Row[] = [
   ['yarn --version', 'ask', 'medium'],
 ];
 
+// Read-only commands that look like something else (options with values, numbers, formats):
+// under the `auto` preset they must run without a prompt.
+const LOOK_ALIKES: Row[] = [
+  ["awk -F, '{print $1}' f", 'allow', 'low', { readOnly: true }],
+  ['git reflog -n 5', 'allow', 'low', { readOnly: true }],
+  ['git tag --sort=-creatordate', 'allow', 'low', { readOnly: true }],
+  ['date -Iseconds', 'allow', 'low', { readOnly: true }],
+  ['xxd -l 64 f', 'allow', 'low', { readOnly: true }],
+  ['uniq -f 1 f', 'allow', 'low', { readOnly: true }],
+  ['git shortlog -sn', 'allow', 'low', { readOnly: true }],
+  ['git status -sb', 'allow', 'low', { readOnly: true }],
+  ['git config -f .gitmodules --get-regexp path', 'allow', 'low', { readOnly: true }],
+  ['sort -t, -k2 -n data.csv', 'allow', 'low', { readOnly: true }],
+  ['date -u +%FT%TZ', 'allow', 'low', { readOnly: true }],
+  ['head -n -5 f', 'allow', 'low', { readOnly: true }],
+  ['tail -n +5 f', 'allow', 'low', { readOnly: true }],
+  ["grep -rn --include='*.ts' TODO src", 'allow', 'low', { readOnly: true }],
+  ['while IFS= read -r line; do echo "$line"; done < f', 'allow', 'low', { readOnly: true }],
+  ['echo $(( 1 + 2 )) ${#x} ${a[@]}', 'allow', 'low', { readOnly: true }],
+  ['[[ $# -eq 0 ]] && echo none', 'allow', 'low', { readOnly: true }],
+  ['find . -name "$pat" -type f', 'allow', 'low', { readOnly: true }],
+];
+
+// The red team's attacks (each stands for a family; the families are generated in
+// option-specs, arith-contexts, var-setters and rm-canon tests).
+const RED_TEAM: Row[] = [
+  ["git grep -O'sh -c id' -e x", 'ask', 'medium', { readOnly: false }],
+  ['sort --compress-prog=sh f', 'ask', 'medium', { readOnly: false }],
+  ['sort --outp=~/.bashrc f', 'ask', 'medium', { readOnly: false }],
+  ['read -r v < f; echo $((v))', 'ask', 'medium', { readOnly: false }],
+  ['read -r PATH <<< ./bin:/usr/bin; ls', 'ask', 'high', { readOnly: false }],
+  ['rm -rf ~//', 'deny', 'high', { rule: 'bash(rm -rf ~)' }],
+  ['rm -rf ./x ~', 'deny', 'high', { rule: 'bash(rm -rf ~)' }],
+  ['rm -fr x', 'ask', 'high', { rule: 'bash(rm -rf:*)' }],
+];
+
 async function check([command, action, risk, extra]: Row): Promise<void> {
   const v = await classifyBash(command, rules);
   const got = { action: v.action, ...(risk ? { risk: v.risk } : {}), ...pick(v, extra) };
@@ -190,6 +226,8 @@ describe('classifyBash', () => {
   it.each(HIDDEN)('hidden code: %j', async (...row) => check(row));
   it.each(RM)('rm: %j', async (...row) => check(row));
   it.each(WRITES)('writes and risky: %j', async (...row) => check(row));
+  it.each(LOOK_ALIKES)('read-only look-alike: %j', async (...row) => check(row));
+  it.each(RED_TEAM)('red team: %j', async (...row) => check(row));
 
   it('has a table of at least 70 commands', () => {
     expect(READ_ONLY.length + RULES.length + GIT_PUSH.length + HIDDEN.length + RM.length + WRITES.length).toBeGreaterThanOrEqual(70);

@@ -44,6 +44,7 @@ export async function classifyBash(command: string, rules: RuleSet): Promise<Bas
   }
   const walk = new ShellWalk(parse, rules);
   walk.script(command, 0, true);
+  walk.finish();
   return combine(walk.items, walk.commands);
 }
 

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { Judgement, Risk } from './command-knowledge.js';
 import { gitGlobals, ruleForms } from './command-unwrap.js';
+import { rmExactArgv } from './rm-canon.js';
 import { findRule, matchRule } from './rules.js';
 import type { Rule, RuleSet } from './rules.js';
 import { isOddChar } from './shell-parse.js';
@@ -60,15 +61,17 @@ type Arg = string | undefined;
 function matchLoose(rule: Rule, argv: readonly Arg[], openTail: boolean): boolean {
   if (rule.tool !== 'bash') return false;
   if (rule.kind === 'any') return true;
-  const words = rule.words ?? [];
-  if (argv.length < words.length && !openTail) return false;
-  if (rule.kind === 'exact' && (openTail ? argv.length > words.length : argv.length !== words.length)) return false;
-  return words.every((w, i) => i >= argv.length || argv[i] === undefined || argv[i] === w);
+  const fits = (words: readonly string[]): boolean => {
+    if (argv.length < words.length && !openTail) return false;
+    if (rule.kind === 'exact' && (openTail ? argv.length > words.length : argv.length !== words.length)) return false;
+    return words.every((w, i) => i >= argv.length || argv[i] === undefined || argv[i] === w);
+  };
+  return fits(rule.words ?? []) || (rule.canon !== undefined && fits(rule.canon.broad));
 }
 
 /** The first rule, in list order, that matches any of the spellings. */
-function firstHit(rules: readonly Rule[], forms: readonly (readonly string[])[]): Rule | undefined {
-  return rules.find((r) => forms.some((argv) => matchRule(r, 'bash', { argv })));
+function firstHit(rules: readonly Rule[], forms: readonly (readonly string[])[], spelling: 'broad' | 'exact'): Rule | undefined {
+  return rules.find((r) => forms.some((argv) => matchRule(r, 'bash', { argv }, spelling)));
 }
 
 function firstLoose(rules: readonly Rule[], forms: readonly (readonly Arg[])[], openTail: boolean): Rule | undefined {
@@ -85,13 +88,13 @@ export interface CommandFacts {
 
 /** Every spelling deny/ask rules are tried on: each wrapper level, canonical forms, and for
  * programs that run their arguments (`ssh host git push`) every suffix of the innermost argv. */
-function broadForms<T extends Arg>(levels: readonly (readonly T[])[], argsMayRun: boolean): Arg[][] {
-  const forms = levels.flatMap((l) => ruleForms(l));
+function broadForms<T extends Arg>(levels: readonly (readonly T[])[], argsMayRun: boolean, implyForce = false): Arg[][] {
+  const forms = levels.flatMap((l) => ruleForms(l, implyForce));
   const inner = levels[levels.length - 1] ?? [];
   if (argsMayRun) {
     for (let i = 1; i < inner.length; i++) {
       const w = inner[i];
-      if (w !== undefined && !w.startsWith('-')) forms.push(...ruleForms(inner.slice(i)));
+      if (w !== undefined && !w.startsWith('-')) forms.push(...ruleForms(inner.slice(i), implyForce));
     }
   }
   return forms;
@@ -102,13 +105,13 @@ function broadForms<T extends Arg>(levels: readonly (readonly T[])[], argsMayRun
  * `script -c 'rm -rf /'`), split at blanks and shell operators. A guess, so it can only
  * make a command ask, never be refused outright.
  */
-function stringForms(inner: readonly Arg[]): Arg[][] {
+function stringForms(inner: readonly Arg[], implyForce: boolean): Arg[][] {
   const forms: Arg[][] = [];
   for (const value of inner.slice(1)) {
     if (value === undefined || !/[\s;&|()`$]/.test(value)) continue;
     const tokens = value.split(/[\s;&|()`$]+/).filter(Boolean);
     tokens.forEach((t, i) => {
-      if (!t.startsWith('-')) forms.push(...ruleForms(tokens.slice(i)));
+      if (!t.startsWith('-')) forms.push(...ruleForms(tokens.slice(i), implyForce));
     });
   }
   return forms;
@@ -122,13 +125,20 @@ export function decideCommand(rules: RuleSet, f: CommandFacts): Item {
   const j = f.judgement;
   const what = label(f.levels[0] ?? []);
   const strict = broadForms(strs, j.argsMayRun === true) as string[][];
+  // Deny rules read `rm -r` as `rm -rf`: without a terminal rm does not prompt, so they delete alike.
+  const rm = strs.some((l) => l.some((w) => w.includes('rm')));
+  const strictDeny = rm ? (broadForms(strs, j.argsMayRun === true, true) as string[][]) : strict;
   const unsure = broadForms(loose, j.argsMayRun === true);
-  if (j.argsMayRun) unsure.push(...stringForms(loose[loose.length - 1] ?? []));
+  const unsureDeny = rm ? broadForms(loose, j.argsMayRun === true, true) : unsure;
+  if (j.argsMayRun) {
+    unsure.push(...stringForms(loose[loose.length - 1] ?? [], false));
+    if (unsureDeny !== unsure) unsureDeny.push(...stringForms(loose[loose.length - 1] ?? [], true));
+  }
   const base = { readOnly: j.readOnly, label: what };
-  const deny = firstHit(rules.deny, strict);
+  const deny = firstHit(rules.deny, strictDeny, 'broad');
   if (deny) return { ...base, action: 'deny', risk: 'high', rule: deny.text, reason: `Rule ${deny.text} refuses \`${what}\`.` };
-  const ask = firstHit(rules.ask, strict) ?? firstLoose(rules.ask, unsure, f.extraArgs);
-  const mayDeny = firstLoose(rules.deny, unsure, f.extraArgs);
+  const ask = firstHit(rules.ask, strict, 'broad') ?? firstLoose(rules.ask, unsure, f.extraArgs);
+  const mayDeny = firstLoose(rules.deny, unsureDeny, f.extraArgs);
   if (mayDeny) {
     const reason = `\`${what}\` may run a command that rule ${mayDeny.text} refuses, which cannot be checked before it runs.`;
     return { ...base, action: 'ask', risk: 'high', rule: mayDeny.text, reason, readOnly: false, opaque: true };
@@ -138,8 +148,8 @@ export function decideCommand(rules: RuleSet, f: CommandFacts): Item {
     return { ...base, action: 'ask', risk: maxRisk(j.risk, 'medium'), rule: ask.text, reason, ...(j.hidden ? { opaque: true } : {}) };
   }
   if (j.hidden) return { ...base, action: 'ask', risk: 'high', reason: `\`${what}\` ${j.phrase}.`, opaque: true };
-  const allow = firstHit(rules.allow.filter((r) => r.kind !== 'exact' || !f.extraArgs), narrowForms(f, full, inner))
-    ?? firstHit(rules.allow.filter((r) => r.kind === 'exact'), [full]);
+  const allow = firstHit(rules.allow.filter((r) => r.kind !== 'exact' || !f.extraArgs), narrowForms(f, full, inner), 'exact')
+    ?? firstHit(rules.allow.filter((r) => r.kind === 'exact'), [full], 'exact');
   if (allow) return { ...base, action: 'allow', risk: j.risk, rule: allow.text, reason: `Rule ${allow.text} allows \`${what}\`.` };
   return { ...base, action: j.readOnly ? 'allow' : 'ask', risk: j.risk, reason: `\`${what}\` ${j.phrase}.` };
 }
@@ -152,6 +162,8 @@ function narrowForms(f: CommandFacts, full: string[], inner: string[]): string[]
     const { sub, risky } = gitGlobals(inner);
     if (risky.length === 0 && sub > 1) forms.push(['git', ...inner.slice(sub)]);
   }
+  const rm = inner[0] === 'rm' && f.levels[f.levels.length - 1]?.every((w) => w.value !== undefined && !w.glob) ? rmExactArgv(inner) : undefined;
+  if (rm) forms.push(rm);
   return forms;
 }
 
@@ -179,7 +191,9 @@ export function decideWrite(rules: RuleSet, target: Word, op: string): Item {
 }
 
 /** Variables that change which program runs or what it loads. */
-const RISKY_VAR = /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|HOME|XDG_\w+|GIT_\w+|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|BROWSER|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_\w+|npm_config_\w+|PYTHON\w*|PERL5\w*|PERLLIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|\w*ASKPASS|SHELL|TMPDIR|GCONV_PATH|RIPGREP_CONFIG_PATH|TAR_OPTIONS|GREP_OPTIONS)$/;
+const RISKY_VAR = /^(PATH|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|IFS|PS[0-4]|PROMPT_COMMAND|EXECIGNORE|BASH_LOADABLES_PATH|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|HOME|XDG_\w+|GIT_\w+|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|EDITOR|VISUAL|BROWSER|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_\w+|npm_config_\w+|PYTHON\w*|PERL5\w*|PERLLIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|\w*ASKPASS|SHELL|TMPDIR|GCONV_PATH|RIPGREP_CONFIG_PATH|TAR_OPTIONS|GREP_OPTIONS)$/;
+/** A name whose value changes which program runs or what it loads, however it is set. */
+export const isRiskyVar = (name: string): boolean => RISKY_VAR.test(name);
 /** Variables known not to change what a program runs, safe to pass in a command's environment. */
 const HARMLESS_ENV = /^(LANG|LANGUAGE|LC_\w+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR(_FORCE)?|COLUMNS|LINES|TERM|COLORTERM|CI|DEBUG|NODE_ENV|RUST_BACKTRACE|RUST_LOG|LS_COLORS|TIME_STYLE|QUOTING_STYLE|POSIXLY_CORRECT|GREP_COLORS?|GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|GIT_TERMINAL_PROMPT|GIT_OPTIONAL_LOCKS)$/;
 

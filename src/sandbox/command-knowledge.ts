@@ -1,7 +1,10 @@
 // Built-in knowledge about single commands: which ones only read (run without asking),
 // and how risky the rest are. Deliberately an allowlist: anything unknown needs a person.
 import { baseName, pkgSubcommand } from './command-unwrap.js';
+import { judgeByOptions } from './command-options.js';
+import { judgeFind } from './find-expr.js';
 import { judgeGit } from './git-knowledge.js';
+import { rmRecursive } from './rm-canon.js';
 import type { Word } from './shell-parse.js';
 import type { Judgement } from './judgement.js';
 import { awkProblem, sedProblem } from './text-tools.js';
@@ -16,12 +19,14 @@ const set = (s: string): Set<string> => new Set(s.split(/\s+/).filter(Boolean));
 const READ = (phrase = 'only reads'): Judgement => ({ readOnly: true, risk: 'low', phrase });
 const ask = (risk: Risk, phrase: string, argsMayRun = false): Judgement => ({ readOnly: false, risk, phrase, argsMayRun });
 
-/** Read-only whatever their arguments: no option of theirs writes files or runs programs. */
-const ANY_ARGS = set(`cat head tail wc ls pwd echo printf true false : which whoami id uname basename dirname
-  realpath readlink nl paste rev seq stat cut tr tac numfmt groups du df locale printenv type test [ cd pushd
-  popd dirs jobs expr column fold fmt comm join od hexdump strings md5sum sha1sum sha224sum sha256sum sha384sum
-  sha512sum b2sum cksum sum uptime arch nproc getconf tty sleep wait grep egrep fgrep diff cmp jq whereis shift
-  exit return break continue read getopts let unset`);
+/**
+ * Shell builtins that only read or print, whatever their arguments. What some of them set
+ * (`read NAME`, `printf -v NAME`, `getopts`, `wait -p`) and what they evaluate (`let`,
+ * `test -v`) is judged by the walker like an assignment or an arithmetic expression.
+ * Programs with options are judged by their option tables (command-options.ts).
+ */
+const BUILTINS = set(`echo printf true false : pwd type test [ cd pushd popd dirs jobs wait shift exit return break
+  continue read getopts let unset expr times caller help mapfile readarray`);
 /**
  * Exact version queries per tool. Left out on purpose: yarn and pnpm (a repository can point
  * them at its own script), go and cargo/rustc (a repository can pick the toolchain), and
@@ -53,22 +58,10 @@ const TRUSTED_DIR = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
 
 type Check = (args: string[]) => Judgement | undefined;
 const writesIf = (bad: boolean, phrase: string): Judgement | undefined => (bad ? ask('medium', phrase) : undefined);
-const positionals = (args: string[]): string[] => args.filter((a) => !a.startsWith('-') || a === '-');
 
-/** Commands that only read unless given certain options; undefined means read-only. */
+/** Commands with their own small languages or subcommands; undefined means read-only. */
 const CHECKED: Record<string, Check> = {
-  find: (a) => a.includes('-delete') ? ask('high', 'deletes the files it finds (-delete)')
-    : writesIf(a.some((x) => /^-f(print0?|printf|ls)$/.test(x)), 'writes files (-fprint)'),
-  rg: (a) => writesIf(a.some((x) => /^--(pre|pre-glob|hostname-bin|search-zip)(=|$)/.test(x) || /^-[a-zA-Z]*z/.test(x)), 'can run other programs (--pre, -z)'),
-  sort: (a) => writesIf(a.some((x) => /^--(output|compress-program)/.test(x) || /^-[a-zA-Z]*o/.test(x)), 'writes a file or runs a program (-o)'),
-  uniq: (a) => writesIf(positionals(a).length > 1, 'writes its second file argument'),
-  date: (a) => writesIf(a.some((x) => x.startsWith('--set') || /^-[a-zA-Z]*s/.test(x)), 'sets the clock'),
-  tree: (a) => writesIf(a.some((x) => /^-[a-zA-Z]*o/.test(x)), 'writes a file (-o)'),
-  file: (a) => writesIf(a.some((x) => /^-[a-zA-Z]*C/.test(x) || x === '--compile'), 'writes a magic file (-C)'),
-  xxd: (a) => writesIf(positionals(a).length > 1 || a.some((x) => /^-[a-z]*r/.test(x)), 'writes a file'),
-  hostname: (a) => writesIf(positionals(a).length > 0, 'sets the host name'),
-  tee: (a) => writesIf(positionals(a).some((x) => !/^\/dev\/(null|stdout|stderr)$/.test(x)), 'writes files'),
-  history: (a) => writesIf(a.some((x) => x.startsWith('-')), 'changes the shell history'),
+  history: (a) => writesIf(!(a.length === 0 || (a.length === 1 && /^\d+$/.test(a[0] as string))), 'changes the shell history'),
   sed: (a) => problem(sedProblem(a)),
   awk: (a) => problem(awkProblem(a)), gawk: (a) => problem(awkProblem(a)),
   mawk: (a) => problem(awkProblem(a)), nawk: (a) => problem(awkProblem(a)),
@@ -100,9 +93,12 @@ export function isSystemName(name: string): boolean {
 
 function judgeKnown(base: string, words: readonly Word[], extraArgs: boolean): Judgement {
   const values = words.map((w) => (w.glob ? undefined : w.value));
-  if (ANY_ARGS.has(base)) return READ();
+  if (BUILTINS.has(base)) return judgeBuiltin(base, words);
   if (isVersionQuery(base, words)) return READ('only prints a version');
   if (base === 'git') return judgeGit(['git', ...values, ...(extraArgs ? [undefined] : [])]);
+  if (base === 'find') return judgeFind(words, extraArgs);
+  const byOptions = judgeByOptions(base, words, extraArgs);
+  if (byOptions) return byOptions;
   const check = CHECKED[base];
   const known = values.every((v) => v !== undefined) && !extraArgs;
   if (check && known) return check(values) ?? READ();
@@ -110,11 +106,20 @@ function judgeKnown(base: string, words: readonly Word[], extraArgs: boolean): J
   return riskOf(base, values.filter((v): v is string => v !== undefined));
 }
 
+/** `mapfile -C callback` runs shell code every few lines it reads. */
+function judgeBuiltin(base: string, words: readonly Word[]): Judgement {
+  if (base === 'mapfile' || base === 'readarray') {
+    const opts = words.filter((w) => w.value === undefined || w.value.startsWith('-'));
+    if (opts.some((w) => w.value === undefined || /^-[a-zA-Z]*C/.test(w.value))) return ask('medium', 'runs a callback (-C) on the lines it reads');
+  }
+  return READ();
+}
+
 /** Risk of a command that is not read-only. */
 function riskOf(base: string, args: string[]): Judgement {
   const sub = args[pkgSubcommand(args)];
   const recursive = args.some((x) => /^-[a-zA-Z]*[rR]/.test(x) || x === '--recursive');
-  if (base === 'rm') return recursive ? ask('high', 'deletes files recursively') : ask('medium', 'deletes files');
+  if (base === 'rm') return rmRecursive(args) ? ask('high', 'deletes files recursively') : ask('medium', 'deletes files');
   if (/^(chmod|chown|chgrp)$/.test(base)) {
     return recursive ? ask('high', 'changes ownership or permissions recursively') : ask('medium', 'changes ownership or permissions');
   }

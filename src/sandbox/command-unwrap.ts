@@ -1,5 +1,6 @@
 // Wrapper programs (`env`, `sudo`, `timeout`, `xargs`, ...) run the command that follows them.
 // Stripping them lets rules and built-in knowledge judge the command that really runs.
+import { rmRuleForms } from './rm-canon.js';
 import type { Word } from './shell-parse.js';
 
 interface WrapperSpec {
@@ -22,30 +23,42 @@ interface WrapperSpec {
   query?: string[];
   /** Options whose value is a file the wrapper writes. */
   writes?: string[];
+  /** Long options without a value (or with an optional `=value`); with `long`, `opaque`, `query` and `writes` the whole table. */
+  flags?: string[];
+  /** Options whose value is a variable the wrapper removes from the command's environment (`env -u PATH`). */
+  unsets?: string[];
 }
 
 const PRIV: WrapperSpec = { privileged: true };
 const WRAPPERS: Record<string, WrapperSpec> = {
-  env: { short: 'uCP', long: ['--unset', '--chdir'], assigns: true, opaque: ['-S', '--split-string'] },
+  env: {
+    short: 'uCP', long: ['--unset', '--chdir'], assigns: true, opaque: ['-S', '--split-string'], unsets: ['-u', '--unset'],
+    flags: ['--block-signal', '--debug', '--default-signal', '--help', '--ignore-environment', '--ignore-signal', '--list-signal-handling', '--null', '--version'],
+  },
   sudo: {
-    ...PRIV, short: 'ugpCDrtTU', assigns: true,
-    long: ['--user', '--group', '--prompt', '--close-from', '--chdir', '--role', '--type', '--other-user', '--command-timeout'],
+    ...PRIV, short: 'ugpCDrtTUh', assigns: true,
+    long: ['--user', '--group', '--prompt', '--close-from', '--chdir', '--role', '--type', '--other-user', '--command-timeout', '--host', '--chroot'],
+    flags: ['--askpass', '--background', '--bell', '--preserve-env', '--edit', '--set-home', '--help', '--login', '--remove-timestamp',
+      '--reset-timestamp', '--list', '--non-interactive', '--preserve-groups', '--stdin', '--shell', '--version', '--validate'],
   },
   doas: { ...PRIV, short: 'uC' },
-  pkexec: { ...PRIV, long: ['--user'] },
-  run0: { ...PRIV, short: 'uDg', long: ['--user', '--group', '--chdir', '--setenv', '--property', '--unit'] },
-  timeout: { short: 'sk', long: ['--signal', '--kill-after'], positional: 1 },
-  gtimeout: { short: 'sk', long: ['--signal', '--kill-after'], positional: 1 },
-  nice: { short: 'n', long: ['--adjustment'] },
-  nohup: {},
-  time: { short: 'fo', long: ['--format', '--output'], writes: ['-o', '--output'] },
+  pkexec: { ...PRIV, long: ['--user'], flags: ['--disable-internal-agent', '--keep-cwd', '--help', '--version'] },
+  run0: {
+    ...PRIV, short: 'uDg', long: ['--user', '--group', '--chdir', '--setenv', '--property', '--unit', '--description', '--slice', '--nice', '--machine'],
+    flags: ['--no-ask-password', '--slice-inherit', '--help', '--version'],
+  },
+  timeout: { short: 'sk', long: ['--signal', '--kill-after'], positional: 1, flags: ['--foreground', '--preserve-status', '--verbose', '--help', '--version'] },
+  gtimeout: { short: 'sk', long: ['--signal', '--kill-after'], positional: 1, flags: ['--foreground', '--preserve-status', '--verbose', '--help', '--version'] },
+  nice: { short: 'n', long: ['--adjustment'], flags: ['--help', '--version'] },
+  nohup: { flags: ['--help', '--version'] },
+  time: { short: 'fo', long: ['--format', '--output'], writes: ['-o', '--output'], flags: ['--append', '--portability', '--verbose', '--quiet', '--help', '--version'] },
   command: { query: ['-v', '-V'] },
   builtin: {},
   exec: { short: 'a' },
   noglob: {},
   nocorrect: {},
-  stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'] },
-  ionice: { short: 'cnpPut', long: ['--class', '--classdata', '--pid', '--pgid', '--uid'] },
+  stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'], flags: ['--help', '--version'] },
+  ionice: { short: 'cnpPut', long: ['--class', '--classdata', '--pid', '--pgid', '--uid'], flags: ['--ignore', '--help', '--version'] },
   chrt: { positional: 1 },
   taskset: { positional: 1 },
   setsid: {},
@@ -59,7 +72,8 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   catchsegv: {},
   xargs: {
     short: 'adEILnPs', optional: 'eil', extraArgs: true,
-    long: ['--arg-file', '--delimiter', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'],
+    long: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--process-slot-var'],
+    flags: ['--eof', '--replace', '--max-lines', '--exit', '--help', '--interactive', '--no-run-if-empty', '--null', '--open-tty', '--show-limits', '--verbose', '--version'],
   },
 };
 
@@ -71,8 +85,8 @@ export interface Unwrapped {
   readonly wrappers: string[];
   readonly privileged: boolean;
   readonly extraArgs: boolean;
-  /** Variables a wrapper sets for the command (`env LD_PRELOAD=x cmd`). */
-  readonly assigns: Array<{ name: string; value: string | undefined }>;
+  /** Variables a wrapper sets for the command (`env LD_PRELOAD=x cmd`) or removes (`env -u PATH`). */
+  readonly assigns: Array<{ name: string; value: string | undefined; unset?: boolean }>;
   /** Files written because of wrapper options (`time -o f`). */
   readonly writes: Word[];
   /** Why the wrapped command cannot be known statically. */
@@ -116,7 +130,7 @@ export function unwrap(argv: Word[]): Unwrapped {
 
 interface Step {
   rest: Word[];
-  assigns: Array<{ name: string; value: string | undefined }>;
+  assigns: Array<{ name: string; value: string | undefined; unset?: boolean }>;
   writes: Word[];
   problem?: string;
   query?: boolean;
@@ -132,11 +146,15 @@ function stripOne(argv: Word[], spec: WrapperSpec): Step {
     if (v === '--') { j++; break; }
     if (!v.startsWith('-') || v === '-') break;
     if (v.startsWith('--')) {
-      const name = v.split('=')[0] as string;
+      const given = v.split('=')[0] as string;
+      // GNU getopt_long takes any unique prefix (`env --split-s=...` is --split-string).
+      const name = longName(spec, given);
+      if (name === undefined) return { ...step, problem: `is given ${given}, an option ferret does not know` };
       if (has(spec.opaque, name)) return { ...step, problem: `${name} hides the command` };
       if (has(spec.query, name)) return { ...step, query: true };
       const takesNext = !v.includes('=') && has(spec.long, name);
       if (has(spec.writes, name)) step.writes.push(takesNext ? (argv[j + 1] ?? argv[j]!) : argv[j]!);
+      if (has(spec.unsets, name)) step.assigns.push({ name: (takesNext ? argv[j + 1]?.value : v.slice(v.indexOf('=') + 1)) ?? '', value: undefined, unset: true });
       if (takesNext) j++;
       continue;
     }
@@ -148,6 +166,7 @@ function stripOne(argv: Word[], spec: WrapperSpec): Step {
       if (spec.short?.includes(v[k] as string)) {
         const attached = k + 1 < v.length;
         if (has(spec.writes, opt)) step.writes.push(attached ? argv[j]! : (argv[j + 1] ?? argv[j]!));
+        if (has(spec.unsets, opt)) step.assigns.push({ name: (attached ? v.slice(k + 1) : argv[j + 1]?.value) ?? '', value: undefined, unset: true });
         if (!attached) j++;
         break;
       }
@@ -167,10 +186,23 @@ function stripOne(argv: Word[], spec: WrapperSpec): Step {
   return step;
 }
 
+/** A wrapper's long option as it reads it: an exact name or a unique prefix of one. */
+function longName(spec: WrapperSpec, given: string): string | undefined {
+  const all = [...(spec.long ?? []), ...(spec.flags ?? []), ...(spec.opaque ?? []), ...(spec.query ?? []), ...(spec.writes ?? []), ...(spec.unsets ?? [])]
+    .filter((o) => o.startsWith('--'));
+  if (all.includes(given)) return given;
+  const hits = [...new Set(all.filter((o) => o.startsWith(given)))];
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
 /** Git options that may come before the subcommand, and whether they take a value. */
 const GIT_VALUE_OPTS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--exec-path', '--attr-source', '--list-cmds']);
 /** Global options that can make git run code or use another repository's config. */
-const GIT_RISKY_OPTS = new Set(['-c', '--config-env', '--exec-path', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '-p', '--paginate']);
+const GIT_RISKY_OPTS = new Set(['-c', '--config-env', '--exec-path', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '-p', '--paginate', '--attr-source']);
+/** Global options that change nothing about what git runs; any other (unknown, newer) one counts as risky. */
+const GIT_SAFE_OPTS = new Set(['-C', '-P', '--no-pager', '--no-replace-objects', '--no-lazy-fetch', '--no-optional-locks', '--no-advice',
+  '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--bare', '--version', '-v', '--help', '-h',
+  '--html-path', '--man-path', '--info-path', '--list-cmds']);
 
 /** A word for rule matching: its value, or undefined when only known at run time. */
 export type Arg = string | undefined;
@@ -183,7 +215,7 @@ export function gitGlobals(args: readonly Arg[]): { sub: number; risky: string[]
     const a = args[i];
     if (a === undefined || !a.startsWith('-')) break;
     const name = a.startsWith('--') ? (a.split('=')[0] as string) : a.slice(0, 2);
-    if (GIT_RISKY_OPTS.has(name)) risky.push(name);
+    if (GIT_RISKY_OPTS.has(name) || !GIT_SAFE_OPTS.has(name) || (!a.startsWith('--') && a.length > 2)) risky.push(name);
     const attached = a.startsWith('--') ? a.includes('=') : a.length > 2;
     i += GIT_VALUE_OPTS.has(name) && !attached && name !== '--exec-path' ? 2 : 1;
   }
@@ -206,7 +238,7 @@ const PKG_VALUE_OPTS = new Set(['--prefix', '-C', '--dir', '--cwd', '-w', '--wor
  * the program's base name, lower case, git without global options, rm with its flags in one
  * canonical cluster, a package manager without leading options.
  */
-export function ruleForms<T extends Arg>(argv: readonly T[]): Arg[][] {
+export function ruleForms<T extends Arg>(argv: readonly T[], implyForce = false): Arg[][] {
   const forms: Arg[][] = [argv.slice()];
   const name = argv[0];
   if (name === undefined) return forms;
@@ -217,7 +249,8 @@ export function ruleForms<T extends Arg>(argv: readonly T[]): Arg[][] {
     const { sub } = gitGlobals(argv);
     if (sub > 1) forms.push(['git', ...argv.slice(sub)]);
   } else if (base === 'rm') {
-    forms.push(canonicalRm(rest));
+    if (rest.every((a) => a !== undefined)) forms.push(...rmRuleForms(['rm', ...(rest as string[])], implyForce));
+    else forms.push(canonicalRm(rest, implyForce));
   } else if (PKG_MANAGERS.has(base)) {
     const i = pkgSubcommand(rest);
     if (i > 0) forms.push([base, ...rest.slice(i)]);
@@ -225,8 +258,8 @@ export function ruleForms<T extends Arg>(argv: readonly T[]): Arg[][] {
   return forms;
 }
 
-/** `rm -r -f x`, `rm -fr x`, `rm --recursive --force x` → `rm -rf x` (other flags dropped). */
-function canonicalRm(args: readonly Arg[]): Arg[] {
+/** With words only known at run time: `rm -r -f x`, `rm --rec --force x` → `rm -rf x` (other flags dropped). */
+function canonicalRm(args: readonly Arg[], implyForce: boolean): Arg[] {
   let r = false;
   let f = false;
   const operands: Arg[] = [];
@@ -235,13 +268,14 @@ function canonicalRm(args: readonly Arg[]): Arg[] {
     if (a === undefined || !opts) operands.push(a);
     else if (a === '--') opts = false;
     else if (a.startsWith('--')) {
-      r ||= a === '--recursive';
-      f ||= a === '--force';
+      r ||= a.length > 3 && 'recursive'.startsWith(a.slice(2));
+      f ||= a.length > 3 && 'force'.startsWith(a.slice(2));
     } else if (a.startsWith('-') && a.length > 1) {
       r ||= /[rR]/.test(a);
       f ||= a.includes('f');
     } else operands.push(a);
   }
+  f ||= implyForce && r;
   const flag = r && f ? ['-rf'] : r ? ['-r'] : f ? ['-f'] : [];
   return ['rm', ...flag, ...operands];
 }

@@ -1,22 +1,18 @@
 // What built-in knowledge says about a git command: which subcommands only read, and how
 // risky the others are. Global options are skipped first, so `git -C . push` is a push.
 import { gitGlobals } from './command-unwrap.js';
+import { BLAME, BRANCH, CONFIG, DIFF, GREP, READ_ONLY, REV, SHORTLOG, STATUS, TAG, safeFormat } from './git-options.js';
 import type { Judgement } from './judgement.js';
+import { hasOption, parseOptions, staticWords, valuesOf } from './option-specs.js';
+import type { OptionSpec, Parsed } from './option-specs.js';
 
 const READ = (phrase = 'only reads the repository'): Judgement => ({ readOnly: true, risk: 'low', phrase });
 const ask = (risk: 'medium' | 'high', phrase: string): Judgement => ({ readOnly: false, risk, phrase });
 
-/** Subcommands that never write, given the option checks below. */
-const READ_SUBS = new Set([
-  'status', 'log', 'show', 'diff', 'blame', 'annotate', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file',
-  'rev-list', 'show-ref', 'merge-base', 'describe', 'name-rev', 'for-each-ref', 'count-objects',
-  'check-ignore', 'check-attr', 'shortlog', 'whatchanged', 'grep', 'version', 'var',
-]);
-/** Options that write a file or run a program from configuration. */
-const BAD_OPTS = ['--output', '--ext-diff', '--open-files-in-pager', '-O', '--exec', '--upload-pack', '--receive-pack'];
-const BRANCH_LIST_FLAGS = new Set(['-a', '--all', '-r', '--remotes', '-l', '--list', '-v', '-vv', '--verbose', '--show-current', '--no-color', '--color', '-i', '--ignore-case', '--column', '--no-column', '--omit-empty']);
-const BRANCH_VALUE_FLAGS = new Set(['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format', '--abbrev']);
-const DISCARD = /^(reset|clean|filter-branch|filter-repo|prune|gc|reflog|update-ref|replace)$/;
+/** Subcommands that print and take any arguments (none of their options writes or runs anything). */
+const ANY_ARGS = new Set(['rev-parse', 'var']);
+const REV_TABLES: Record<string, OptionSpec> = { log: REV, show: REV, whatchanged: REV, 'rev-list': REV, diff: DIFF, shortlog: SHORTLOG, blame: BLAME, annotate: BLAME, grep: GREP, status: STATUS };
+const DISCARD = /^(reset|clean|filter-branch|filter-repo|prune|gc|update-ref|replace)$/;
 const NETWORK = /^(fetch|pull|clone|ls-remote|submodule|remote)$/;
 
 /** Judge `git ...` given its static argv (dynamic words are passed as undefined). */
@@ -38,14 +34,14 @@ function judgeSub(name: string | undefined, rest: readonly string[], hasArgs: bo
   if (name === undefined) return READ(hasArgs ? 'only prints git information' : 'only prints git help');
   if (name === 'push') return ask('high', 'publishes commits to a remote');
   if (name === 'config') return judgeConfig(rest);
-  if (rest.some((a) => BAD_OPTS.some((o) => a === o || a.startsWith(`${o}=`)))) {
-    return ask('medium', 'uses a git option that writes files or runs programs');
-  }
-  if (READ_SUBS.has(name)) return READ();
+  if (ANY_ARGS.has(name)) return READ();
+  const table = REV_TABLES[name] ?? READ_ONLY[name];
+  if (table && name !== 'worktree') return byTable(rest, table);
   if (name === 'branch') return judgeBranch(rest);
-  if (name === 'tag') return listingOnly(rest, 'creates or deletes tags', ['-l', '--list', '-n']);
+  if (name === 'tag') return judgeTag(rest);
   if (name === 'stash') return judgeStash(rest);
-  if (name === 'worktree') return rest[0] === 'list' ? READ() : ask('medium', 'changes worktrees');
+  if (name === 'reflog') return judgeReflog(rest);
+  if (name === 'worktree') return rest[0] === 'list' ? byTable(rest.slice(1), READ_ONLY['worktree'] as OptionSpec) : ask('medium', 'changes worktrees');
   if (name === 'remote') {
     const listing = rest.length === 0 || (rest.length === 1 && (rest[0] === '-v' || rest[0] === '--verbose')) || rest[0] === 'get-url';
     return listing ? READ() : ask('medium', 'changes or contacts git remotes');
@@ -59,45 +55,65 @@ function judgeSub(name: string | undefined, rest: readonly string[], hasArgs: bo
   return ask('medium', 'changes the repository');
 }
 
+/** Parse against a subcommand's table; undefined problem means every option is known and safe. */
+function parse(rest: readonly string[], table: OptionSpec): Parsed | Judgement {
+  const p = parseOptions(staticWords(rest), table);
+  if (p.problem) return ask('medium', `${p.problem.replace(/^uses an option ferret does not know/, 'uses a git option ferret does not know')}`);
+  if (p.unsafe) return ask('medium', `uses git option ${p.unsafe}, which writes files or runs programs`);
+  const formats = valuesOf(p, '--format', '--pretty');
+  if (!formats.every((f) => safeFormat(f))) return ask('medium', 'uses a format that verifies signatures (%G, which runs gpg) or names a configured format');
+  return p;
+}
+
+const isJudgement = (x: Parsed | Judgement): x is Judgement => 'readOnly' in x;
+
+function byTable(rest: readonly string[], table: OptionSpec): Judgement {
+  const p = parse(rest, table);
+  return isJudgement(p) ? p : READ();
+}
+
 function judgeStash(rest: readonly string[]): Judgement {
   const sub = rest[0];
-  if (sub === 'list' || sub === 'show') return READ();
+  if (sub === 'list' || sub === 'show') return byTable(rest.slice(1), REV);
   if (sub === 'drop' || sub === 'clear') return ask('high', 'discards stashed changes');
   return ask('medium', 'changes the stash');
 }
 
+function judgeReflog(rest: readonly string[]): Judgement {
+  const sub = rest[0];
+  if (sub === 'expire' || sub === 'delete') return ask('high', 'can discard commits or uncommitted work');
+  if (sub === 'exists' || sub === 'list') return READ();
+  return byTable(sub === 'show' ? rest.slice(1) : rest, REV);
+}
+
+const FILTERS = ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--with', '--without'];
+
 function judgeBranch(rest: readonly string[]): Judgement {
-  if (rest.some((a) => /^-[a-zA-Z]*[dD]/.test(a) || a === '--delete')) return ask('high', 'deletes branches');
-  const listing = rest.includes('-l') || rest.includes('--list');
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i] as string;
-    const name = a.split('=')[0] as string;
-    if (BRANCH_LIST_FLAGS.has(name)) continue;
-    if (BRANCH_VALUE_FLAGS.has(name)) {
-      if (!a.includes('=') && i + 1 < rest.length && !(rest[i + 1] as string).startsWith('-')) i++;
-      continue;
-    }
-    if (!a.startsWith('-') && listing) continue;
-    return ask('medium', 'creates, renames or changes branches');
-  }
+  const p = parseOptions(staticWords(rest), BRANCH);
+  if (p.options.some((o) => o.name === '-d' || o.name === '-D' || o.name === '--delete')) return ask('high', 'deletes branches');
+  if (p.problem || p.unsafe) return ask('medium', 'creates, renames or changes branches');
+  const listing = hasOption(p, '-l', '--list', ...FILTERS);
+  if (p.operands.length > 0 && !listing) return ask('medium', 'creates, renames or changes branches');
+  if (!valuesOf(p, '--format').every((f) => safeFormat(f, true))) return ask('medium', 'uses a format that verifies signatures');
   return READ('only lists branches');
 }
 
-function listingOnly(rest: readonly string[], phrase: string, listFlags: string[]): Judgement {
-  if (rest.length === 0) return READ();
-  const listing = rest.some((a) => listFlags.includes(a) || /^-n\d*$/.test(a));
-  const writes = rest.some((a) => /^-[a-zA-Z]*[dfasm]/.test(a) || a === '--delete' || a === '--force');
-  return listing && !writes ? READ() : ask('medium', phrase);
+function judgeTag(rest: readonly string[]): Judgement {
+  const p = parseOptions(staticWords(rest), TAG);
+  if (p.problem || p.unsafe) return ask('medium', p.unsafe === '-v' || p.unsafe === '--verify' ? 'verifies tags with gpg.program' : 'creates or deletes tags');
+  const listing = p.operands.length === 0 || hasOption(p, '-l', '--list', '-n', ...FILTERS);
+  if (!listing) return ask('medium', 'creates or deletes tags');
+  if (!valuesOf(p, '--format').every((f) => safeFormat(f, true))) return ask('medium', 'uses a format that verifies signatures');
+  return READ('only lists tags');
 }
 
-const CONFIG_READ = new Set(['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', 'get', 'list']);
-const CONFIG_MODIFIERS = /^(--(global|local|system|worktree|show-origin|show-scope|name-only|null|includes|no-includes|type=.*|bool|int|path)|-z)$/;
+const CONFIG_READS = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l', '--get-color', '--get-colorbool'];
 
 function judgeConfig(rest: readonly string[]): Judgement {
-  const positional = rest.filter((a) => !CONFIG_MODIFIERS.test(a) && !CONFIG_READ.has(a));
-  const reads = rest.some((a) => CONFIG_READ.has(a)) || positional.length === 1;
-  if (reads && !rest.some((a) => /^(--(add|unset|unset-all|replace-all|edit|rename-section|remove-section|file|blob)|-e|-f|set|unset|edit)$/.test(a))) {
-    return READ('only reads git configuration');
-  }
-  return ask('high', 'changes git configuration, which can make later git commands run programs');
+  const writes = ask('high', 'changes git configuration, which can make later git commands run programs');
+  const p = parseOptions(staticWords(rest), CONFIG);
+  if (p.problem || p.unsafe) return writes;
+  const first = p.operands[0];
+  const reads = hasOption(p, ...CONFIG_READS) || first === 'get' || first === 'list' || p.operands.length <= 1;
+  return reads ? READ('only reads git configuration') : writes;
 }

@@ -58,6 +58,14 @@ export function nestedCode(argv: readonly Word[], stdin: Stdin): NestedCode | un
   if (base === 'watch') return watchCode(args);
   if (base === 'su') return suCode(args);
   if (base === 'find') return findExec(argv);
+  if (base === 'jobs') {
+    // `jobs -x cmd args` runs cmd with job specs replaced by process group ids.
+    const x = args.findIndex((w) => w.value === undefined || /^-[a-z]*x/.test(w.value));
+    if (x < 0) return undefined;
+    const rest = args.slice(x + 1);
+    if (args[x]?.value === undefined || rest[0]?.value === undefined) return { ...empty(), hidden: 'runs a command only known at run time (jobs -x)' };
+    return { ...empty(), outer: NEUTRAL, argvs: [rest] };
+  }
   if (base === 'source' || base === '.') {
     const file = args[0]?.value;
     if (file === undefined) return { ...empty(), hidden: 'runs a file whose name is only known at run time' };

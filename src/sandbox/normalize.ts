@@ -2,6 +2,7 @@
 // Whitespace, comments and quoting style do not change the key (`git  push 'origin'` ==
 // `git push origin`); anything that changes meaning does. The output is itself valid bash
 // that parses back to the same structure, so two different commands cannot share a key.
+import { homeForm, rmExact } from './rm-canon.js';
 import { hasOddChars, loadBashParser, wordOf } from './shell-parse.js';
 import type { SNode } from './shell-parse.js';
 
@@ -40,7 +41,10 @@ export function quoteWord(value: string, commandName = false): string {
 
 function emit(node: SNode, src: string, out: string[], commandName: boolean): void {
   if (node.type === 'comment') return;
+  if (node.type === 'command' && emitRm(node, src, out)) return;
   if (WORDISH.has(node.type)) {
+    // `{fd}>file` stores the descriptor in fd: only while `{fd}` is bare and touches the operator.
+    if (FD_VAR.test(node.text) && /[<>]/.test(src[node.end] ?? '')) return void out.push(`${node.text}${GLUE}`);
     const w = wordOf(node);
     out.push(w.value !== undefined && !w.glob && !w.tilde ? quoteWord(w.value, commandName) : node.text);
     return;
@@ -77,9 +81,53 @@ function emit(node: SNode, src: string, out: string[], commandName: boolean): vo
   }
 }
 
+const NOT_ARGS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect', 'comment']);
+
+/**
+ * `rm` in its exact canonical spelling (rm-canon.ts): `rm -fr ./x`, `rm -r -f x` and
+ * `rm x --recursive --force` share the key `rm -rf x`; false when it cannot be rebuilt safely.
+ */
+function emitRm(node: SNode, src: string, out: string[]): boolean {
+  const at = node.children.findIndex((c) => c.type === 'command_name');
+  const head = node.children[at]?.children.find((c) => c.named);
+  if (!head || wordOf(head).value !== 'rm') return false;
+  const args = node.children.slice(at + 1).filter((c) => c.named);
+  if (args.some((c) => NOT_ARGS.has(c.type))) return false;
+  const tilde: boolean[] = [];
+  const values = args.map((c, i) => {
+    const w = wordOf(c);
+    const home = w.value === undefined ? homeForm(c.text) : undefined;
+    tilde[i] = w.tilde || home !== undefined;
+    if (home !== undefined) return /[*?[]/.test(home) ? undefined : home;
+    return w.glob ? undefined : w.value;
+  });
+  const canon = rmExact(values);
+  if (!canon) return false;
+  const words: string[] = [];
+  for (const o of canon.operands) {
+    if (o.path === undefined) {
+      emit(args[o.at] as SNode, src, words, false);
+    } else if (tilde[o.at]) {
+      if (!/^~[\w@%+=:,./-]*$/.test(o.path)) return false;
+      words.push(o.path);
+    } else words.push(quoteWord(o.path));
+  }
+  for (const c of node.children.slice(0, at)) emit(c, src, out, false);
+  out.push('rm', ...canon.flags, ...(canon.dashdash ? ['--'] : []), ...words);
+  return true;
+}
+
+const FD_VAR = /^\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+/** Marks a token that the next one follows without a blank. */
+const GLUE = '\u0000';
+
 function join(tokens: readonly string[]): string {
   let s = '';
   for (const t of tokens) {
+    if (s.endsWith(GLUE)) {
+      s = s.slice(0, -1) + t;
+      continue;
+    }
     if (t === '\n') s = s.endsWith('\n') || s === '' ? s : `${s.trimEnd()}\n`;
     else if (t === ';' || t === ';;') s = `${s.trimEnd()}${t}`;
     else s += s === '' || s.endsWith('\n') ? t : ` ${t}`;

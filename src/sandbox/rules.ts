@@ -3,6 +3,7 @@
 // workspace-relative path with a glob. Precedence is deny > ask > allow, whatever the order.
 import path from 'node:path';
 import { minimatch } from 'minimatch';
+import { isRm, rmExactArgv, rmRuleWords } from './rm-canon.js';
 
 export interface Rule {
   text: string;
@@ -12,6 +13,11 @@ export interface Rule {
   kind: 'any' | 'exact' | 'prefix' | 'glob';
   /** For bash rules: the pattern split into shell words (quotes removed, `:*` dropped). */
   readonly words?: readonly string[];
+  /**
+   * Canonical spellings of the words, for commands with several (rm): `broad` for deny and ask
+   * rules (`rm -fr ~/` → `rm -rf ~`), `exact` for allow rules (`rm -fr ./x` → `rm -rf x`).
+   */
+  readonly canon?: { readonly broad: readonly string[]; readonly exact: readonly string[] };
 }
 
 export interface RuleSet {
@@ -28,8 +34,8 @@ export interface RuleSubject {
 export type RuleList = 'deny' | 'ask' | 'allow';
 
 /**
- * Built-in defaults. `rm` is also matched in a canonical spelling (`rm -r -f x` and
- * `rm --recursive x` count as `rm -rf x` / `rm -r x`), and git after its global options
+ * Built-in defaults. `rm` rules and commands are matched in canonical spellings (rm-canon.ts:
+ * `rm -fr ./x ~//` counts as `rm -rf x` and `rm -rf ~`), and git after its global options
  * (`git -C . push` counts as `git push`), so these few rules cover the usual variants.
  * `curl ... | sh` is not a rule: the classifier asks (risk high) for any shell or interpreter
  * that runs code from its standard input, and names the downloader in the reason.
@@ -61,7 +67,8 @@ export function parseRule(text: string): Rule {
   const body = prefix ? pattern.slice(0, -2) : pattern;
   const words = splitWords(body, text);
   if (words.length === 0) throw new Error(`invalid permission rule "${text}": empty pattern`);
-  return { text, tool, pattern, kind: prefix ? 'prefix' : 'exact', words };
+  const canon = isRm(words[0]) ? { broad: rmRuleWords(words), exact: rmExactArgv(words) ?? words } : undefined;
+  return { text, tool, pattern, kind: prefix ? 'prefix' : 'exact', words, ...(canon ? { canon } : {}) };
 }
 
 /**
@@ -100,7 +107,11 @@ export function buildRuleSet(lists: { allow?: string[]; ask?: string[]; deny?: s
   return { allow: pick('allow'), ask: pick('ask'), deny: pick('deny') };
 }
 
-export function matchRule(rule: Rule, tool: string, subject: RuleSubject): boolean {
+/**
+ * Does the rule match? `spelling` also tries the rule's canonical words (see Rule.canon); the
+ * caller passes the command in the same canonical spellings.
+ */
+export function matchRule(rule: Rule, tool: string, subject: RuleSubject, spelling?: 'broad' | 'exact'): boolean {
   if (rule.tool !== tool.toLowerCase()) return false;
   switch (rule.kind) {
     case 'any':
@@ -108,13 +119,18 @@ export function matchRule(rule: Rule, tool: string, subject: RuleSubject): boole
     case 'exact':
     case 'prefix': {
       const argv = subject.argv;
-      const words = rule.words ?? [];
-      if (!argv || argv.length < words.length || (rule.kind === 'exact' && argv.length !== words.length)) return false;
-      return words.every((w, i) => argv[i] === w);
+      if (!argv) return false;
+      return fits(rule.kind, rule.words ?? [], argv) || (spelling !== undefined && rule.canon !== undefined && fits(rule.kind, rule.canon[spelling], argv));
     }
     case 'glob':
       return subject.path !== undefined && globMatch(rule.pattern ?? '', subject.path);
   }
+}
+
+function fits(kind: 'exact' | 'prefix', words: readonly string[], argv: readonly string[]): boolean {
+  if (argv.length < words.length || (kind === 'exact' && argv.length !== words.length)) return false;
+  for (let i = 0; i < words.length; i++) if (argv[i] !== words[i]) return false;
+  return true;
 }
 
 /** A path outside the workspace (absolute or `..`) only matches a pattern that says so. */

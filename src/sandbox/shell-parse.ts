@@ -133,6 +133,11 @@ export interface Word {
   readonly glob: boolean;
   /** An unquoted leading `~`: the shell replaces it with a home directory. */
   readonly tilde: boolean;
+  /**
+   * A dynamic word that may become zero or several words at run time: an unquoted expansion
+   * (field splitting), `"$@"`, `"${a[@]}"`, a brace expansion.
+   */
+  readonly split?: true;
 }
 
 const DYNAMIC = new Set([
@@ -143,11 +148,11 @@ const DYNAMIC = new Set([
 /** Evaluate a word node statically; anything that needs the shell to run makes it dynamic. */
 export function wordOf(node: SNode): Word {
   const text = node.text;
-  const dyn = (): Word => ({ text, value: undefined, glob: false, tilde: false });
+  const dyn = (split: boolean): Word => ({ text, value: undefined, glob: false, tilde: false, ...(split ? { split: true as const } : {}) });
   switch (node.type) {
     case 'word': {
       const w = unescapeBare(text);
-      return hasBraceExpansion(text) ? dyn() : { text, ...w };
+      return hasBraceExpansion(text) ? dyn(true) : { text, ...w };
     }
     case 'number':
       return { text, value: text, glob: false, tilde: false };
@@ -161,25 +166,25 @@ export function wordOf(node: SNode): Word {
       let value = '';
       for (const c of node.children) {
         if (!c.named) continue;
-        if (c.type !== 'string_content') return dyn();
+        if (c.type !== 'string_content') return dyn(quotedSplits(node));
         value += c.text.replace(/\\([$`"\\\n])/g, (_m, ch: string) => (ch === '\n' ? '' : ch));
       }
       return { text, value, glob: false, tilde: false };
     }
     case 'translated_string': {
       const inner = node.children.find((c) => c.type === 'string');
-      return inner ? { ...wordOf(inner), text } : dyn();
+      return inner ? { ...wordOf(inner), text } : dyn(true);
     }
     case 'concatenation': {
-      if (hasBraceExpansion(text)) return dyn();
+      if (hasBraceExpansion(text)) return dyn(true);
       let value = '';
       let glob = false;
       let first = true;
       let tilde = false;
       for (const c of node.children) {
-        if (DYNAMIC.has(c.type)) return dyn();
+        if (DYNAMIC.has(c.type)) return dyn(true);
         const w = wordOf(c);
-        if (w.value === undefined) return dyn();
+        if (w.value === undefined) return dyn(w.split === true || node.children.some((k) => DYNAMIC.has(k.type) || wordOf(k).split === true));
         value += w.value;
         glob ||= w.glob;
         if (first) tilde = w.tilde;
@@ -188,8 +193,13 @@ export function wordOf(node: SNode): Word {
       return { text, value, glob, tilde };
     }
     default:
-      return dyn();
+      return dyn(true);
   }
+}
+
+/** `"$@"`, `"${a[@]}"`, `"${!p@}"`: a double-quoted string that still becomes several words. */
+function quotedSplits(node: SNode): boolean {
+  return node.children.some((c) => (c.type === 'simple_expansion' || c.type === 'expansion') && c.text.includes('@'));
 }
 
 /** Backslash removal for an unquoted word, noting unescaped glob characters and a leading tilde. */

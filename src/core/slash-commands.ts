@@ -32,9 +32,10 @@ export async function runSlashCommand(host: TurnHost, name: string, arg: string,
       return setting(host, 'mode', arg, AGENT_MODES, host.state.mode, () => host.setMode(AgentModeSchema.parse(arg)));
     case 'model': {
       if (!arg) {
-        const models = host.deps.catalog.models().map((m) => m.id);
-        const listed = models.length ? models.map((m) => `- ${m}`).join('\n') : '(no provider key is set; see docs/providers.md)';
-        return answer(`model: ${host.state.model}\nModels you can pick now:\n${listed}`);
+        const others = host.deps.catalog.models().map((m) => m.id).filter((m) => m !== host.state.model);
+        const listed = [`- ${host.state.model} (current)`, ...others.map((m) => `- ${m}`)].join('\n');
+        const hint = others.length ? '' : '\n(no other model: set a provider key or add providers to config.json, see docs/providers.md)';
+        return answer(`Models you can pick now:\n${listed}${hint}`);
       }
       return attempt(() => host.setModel(arg), `model: ${arg}`);
     }

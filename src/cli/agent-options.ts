@@ -26,6 +26,11 @@ export interface AgentOptions {
   permissionTimeoutMs: number | undefined;
 }
 
+/** The agent flags as createCore takes them (serve and exec build their core the same way). */
+export function coreOptions(o: AgentOptions) {
+  return { cwd: o.cwd, model: o.model, sandbox: o.sandbox, approval: o.approval, allowedTools: o.allowedTools, permissionTimeoutMs: o.permissionTimeoutMs };
+}
+
 /** `--flag 30` (seconds, decimals allowed) → ms; a clear error naming the flag otherwise. */
 export function seconds(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { createCore, type Session, type SessionEvent, type StopReason } from '../core/index.js';
-import type { AgentOptions } from './agent-options.js';
+import { coreOptions, type AgentOptions } from './agent-options.js';
 
 export interface ExecOptions extends AgentOptions {
   prompt: string;
@@ -26,15 +26,7 @@ export const EXIT = {
  * answer a permission question, so one that comes up is denied, and the exit code says so.
  */
 export async function exec(opts: ExecOptions, logger: Logger): Promise<number> {
-  const core = createCore({
-    logger,
-    cwd: opts.cwd,
-    model: opts.model,
-    sandbox: opts.sandbox,
-    approval: opts.approval,
-    allowedTools: opts.allowedTools,
-    permissionTimeoutMs: opts.permissionTimeoutMs,
-  });
+  const core = createCore({ logger, ...coreOptions(opts) });
   let session: Session;
   try {
     session = opts.resume ? core.manager.get(opts.resume) : core.manager.create({});

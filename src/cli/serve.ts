@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createCore } from '../core/index.js';
 import { AcpConnection } from '../transports/acp/connection.js';
 import { LineChannel } from '../transports/acp/line-channel.js';
+import { coreOptions } from './agent-options.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
@@ -9,16 +10,7 @@ const SHUTDOWN_DEADLINE_MS = 5000;
 
 /** The composition root: builds the core once and starts the transports that share it. */
 export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
-  const core = createCore({
-    logger,
-    cwd: opts.cwd,
-    model: opts.model,
-    sandbox: opts.sandbox,
-    approval: opts.approval,
-    allowedTools: opts.allowedTools,
-    permissionTimeoutMs: opts.permissionTimeoutMs,
-    clientRequestTimeoutMs: opts.clientTimeoutMs,
-  });
+  const core = createCore({ logger, ...coreOptions(opts), clientRequestTimeoutMs: opts.clientTimeoutMs });
   const manager = core.manager;
 
   const closers: (() => Promise<void>)[] = [];
@@ -55,6 +47,8 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
   }
 
   if (opts.stdio) {
+    // Started at a terminal, by a person rather than an editor: say what it waits for (stderr: stdout is the protocol).
+    if (process.stdin.isTTY) process.stderr.write(`ferret ${VERSION} speaks ACP (JSON-RPC) on stdin/stdout, for an editor to drive; Ctrl-C stops it.\n`);
     const channel = new LineChannel(process.stdin, process.stdout);
     closers.push(() => channel.drain());
     const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs });

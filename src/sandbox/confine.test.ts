@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../protocol/index.js';
-import { confineCommand, probeBwrap, scrubEnv } from './confine.js';
+import { commandEnv, confineCommand, passCommandEnv, probeBwrap } from './confine.js';
 import { detectViolation } from './violation.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 
@@ -28,8 +28,10 @@ let outside = '';
 let gitConfig = '';
 
 function run(mode: SandboxMode, command: string, extra: { tmpDir?: string; workspace?: string } = {}) {
-  const s = confineCommand({ mode, workspace: extra.workspace ?? ws, command, env: { ...process.env, ...SECRETS, VISIBLE_MARK: 'visible-123' }, tmpDir: extra.tmpDir });
-  return execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000, detached: true });
+  const s = confineCommand({ mode, workspace: extra.workspace ?? ws, command, env: { ...process.env, ...SECRETS, LANG: 'visible-123' }, tmpDir: extra.tmpDir });
+  const p = execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000, detached: true });
+  void p.finally(() => s.release());
+  return p;
 }
 
 function expectOutsideUntouched(): void {
@@ -79,7 +81,7 @@ describe('confineCommand argv', () => {
     expect(r.args.join(' ')).toContain(`--ro-bind ${ws} ${ws} --clearenv`);
     expect(r.args).not.toContain('--bind');
     const d = confineCommand({ mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
-    expect(d).toEqual({ file: expect.stringMatching(/^\/.*\/bash$/), args: ['-c', 'echo hi'], env, confined: false });
+    expect(d).toEqual({ file: expect.stringMatching(/^\/.*\/bash$/), args: ['-c', 'echo hi'], env, confined: false, release: expect.any(Function) });
   });
   it('refuses a relative or root workspace', () => {
     expect(() => confineCommand({ mode: 'read-only', workspace: 'ws', command: 'true', env })).toThrow(/absolute/);
@@ -211,17 +213,42 @@ describe('environment', () => {
     const r = await run(mode, mode === 'danger-full-access' ? 'env' : `cat /proc/1/environ; ${dump}`);
     expect(r.exitCode).toBe(0);
     for (const v of Object.values(SECRETS)) expect(r.stdout).not.toContain(v);
-    expect(r.stdout).toContain('VISIBLE_MARK=visible-123');
+    expect(r.stdout).toContain('LANG=visible-123');
     expect(r.stdout).toMatch(/^PATH=/m);
   });
 
-  it('scrubEnv drops credentials and keeps the ordinary variables', () => {
-    const out = scrubEnv({
-      ...SECRETS, PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', TERM: 'xterm', PWD: '/w', GIT_AUTHOR_NAME: 'a',
-      ANTHROPIC_API_KEY: 'x', AWS_PROFILE: 'p', NPM_CONFIG__AUTH: 'x', PGPASSWORD: 'x', SSH_AUTH_SOCK: '/s',
-      GOOGLE_APPLICATION_CREDENTIALS: '/c', HTTPS_PROXY: 'http://u:pw@proxy:3128', DATABASE_URL: 'x', U: undefined,
-    });
-    expect(out).toEqual({ PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', TERM: 'xterm', PWD: '/w', GIT_AUTHOR_NAME: 'a' });
+  it('commandEnv passes the allowlist and the names asked for, never the server token', () => {
+    const out = commandEnv({
+      ...SECRETS, PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', LC_ALL: 'C', TERM: 'xterm', PWD: '/w', GIT_AUTHOR_NAME: 'a',
+      GITHUB_PAT: 'ghp', GPG_PASSPHRASE: 'x', REDIS: 'redis://:pw@h', SLACK_HOOK: 'https://hooks.slack.com/x', U: undefined,
+    }, ['GIT_*', 'FERRET_SERVER_TOKEN']);
+    expect(out).toEqual({ PATH: '/bin', HOME: '/h', LANG: 'C.UTF-8', LC_ALL: 'C', TERM: 'xterm', GIT_AUTHOR_NAME: 'a' });
+  });
+});
+
+describe('environment: an allowlist, not a denylist', () => {
+  // Names and values no denylist foresaw, plus the classics; only allowlisted names may pass.
+  const leaks: Record<string, string> = {
+    GITHUB_PAT: 'ghp_leak1', GPG_PASSPHRASE: 'leak2', SIGNING_PASSPHRASE: 'leak3', REDIS: 'redis://:leak4@h:6379',
+    SLACK_HOOK: 'https://hooks.slack.com/services/T0/B0/leak5', DISCORD: 'https://discord.com/api/webhooks/1/leak6',
+    SENTRY: 'https://leak7@o1.ingest.sentry.io/1', NPM_CONFIG__AUTHTOKEN: 'leak8', X: 'leak9', CI_JOB_JWT: 'leak10',
+    KUBECONFIG_DATA: 'leak11', FERRET_SERVER_TOKEN: 'leak12', LC_SECRET_LOOKING: 'visible-lc',
+  };
+  for (let i = 0; i < 20; i++) leaks[`R${i.toString(36)}_${(i * 7919).toString(36).toUpperCase()}`] = `leak-random-${i}`;
+  it.each<SandboxMode>(['read-only', 'workspace-write', 'danger-full-access'])('under %s only allowlisted and configured names pass', async (mode) => {
+    passCommandEnv(['KEEP_*', 'FERRET_SERVER_TOKEN']);
+    const s = confineCommand({ mode, workspace: ws, command: mode === 'danger-full-access' ? 'env' : 'env; cat /proc/1/environ | tr "\\0" "\\n"', env: { ...process.env, ...leaks, KEEP_ME: 'kept' } });
+    try {
+      // stdin not a socket, as in the bash tool: bash sources ~/.bashrc when it thinks sshd started it.
+      const r = await execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000, stdin: 'ignore' });
+      expect(r.stdout).not.toMatch(/leak/);
+      expect(r.stdout).toContain('KEEP_ME=kept');
+      expect(r.stdout).toContain('LC_SECRET_LOOKING=visible-lc');
+      const names = r.stdout.split('\n').map((l) => l.split('=')[0] ?? '').filter(Boolean);
+      for (const n of names) expect(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD', 'KEEP_ME']).toContain(n.startsWith('LC_') ? 'LANG' : n);
+    } finally {
+      s.release();
+    }
   });
 });
 

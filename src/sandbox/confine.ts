@@ -1,17 +1,22 @@
 // OS confinement of shell commands with bubblewrap (contract §6, issue 7).
 // The OS enforces the sandbox; nothing here inspects the command string.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { accessSync, constants, lstatSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isInside, type SandboxMode } from '../protocol/index.js';
+import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from './host-meta.js';
+import { stateBlocks } from './state-roots.js';
+import { holdPlaceholder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 
 export interface ConfineRequest {
   mode: SandboxMode;
   workspace: string; // absolute real path; writable only under workspace-write
   command: string; // a bash command string
-  env: NodeJS.ProcessEnv; // the parent's environment (will be scrubbed)
+  env: NodeJS.ProcessEnv; // the parent's environment: only allowlisted names pass (commandEnv)
   tmpDir?: string; // optional private temp dir (host path) mounted at /tmp
+  /** The workspace's nested repositories (scanWorkspace, before the run): their metadata is read-only too. */
+  scan?: WorkspaceScan;
 }
 
 /** Spawn with `{ env, extendEnv: false, detached: true }` and kill the process group to cancel. */
@@ -20,6 +25,8 @@ export interface ConfinedSpawn {
   args: string[];
   env: Record<string, string>;
   confined: boolean;
+  /** Removes the placeholders bwrap made on the host; call once, after the command ended. */
+  release(): void;
 }
 
 export const BWRAP_INSTALL_HINT =
@@ -32,26 +39,35 @@ const USERNS_HINT =
   'block them (--security-opt seccomp=unconfined --security-opt apparmor=unconfined), or use danger-full-access ' +
   'inside an outer sandbox';
 
-// Names that carry credentials. FERRET_SERVER_TOKEN is covered by /TOKEN/.
-const SECRET_NAME = [
-  /TOKEN/, /SECRET/, /PASSW(OR)?D/, /CREDENTIAL/, /COOKIE/, /API_?KEY/, /(^|_)KEYS?$/,
-  /(ACCESS|PRIVATE|SIGNING|ENCRYPTION|MASTER|SESSION)_?KEY/, /(^|_)PASS$/, /(^|_)PWD$/,
-  /(^|_)AUTH($|_|ORIZATION)/, /^AWS_/, /^SSH_AUTH_SOCK$/, /(^|_)DSN$/, /DATABASE_URL/,
-  /CONNECTION_STRING/,
-];
-// A URL with user:password@ (proxies, database URLs) leaks a password whatever its name.
-const SECRET_VALUE = /:\/\/[^/\s:@]+:[^/\s@]+@/;
-const KEEP = new Set(['PWD', 'OLDPWD']);
+// Commands get an allowlisted environment, never the server's: a denylist always misses one
+// (GITHUB_PAT, *_PASSPHRASE, redis://:pw@host, a webhook URL). config.json's env.pass adds names.
+// bwrap itself gets the same (as PID 1 of the sandbox its environ is readable there).
+const BASE_ENV = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR']);
+const BASE_ENV_PREFIX = ['LC_'];
+/** Never passed, whatever config.json says: the server's own secret. */
+const NEVER_PASS = new Set(['FERRET_SERVER_TOKEN']);
+/** config.json's env.pass, registered once at start (one server, one config). */
+const configured: string[] = [];
 
-/** The parent's environment minus credentials; applied under every mode. */
-export function scrubEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+/** Adds names (a trailing `*` matches a prefix) that every command receives from now on. */
+export function passCommandEnv(names: readonly string[]): void {
+  for (const n of names) if (!configured.includes(n)) configured.push(n);
+}
+
+function passes(name: string, pass: readonly string[]): boolean {
+  if (NEVER_PASS.has(name)) return false;
+  if (BASE_ENV.has(name) || BASE_ENV_PREFIX.some((p) => name.startsWith(p))) return true;
+  return pass.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : p === name));
+}
+
+/**
+ * The environment a command may see: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LANGUAGE,
+ * LC_*, TZ, TMPDIR, the names config.json's env.pass registered, and `pass`. Under every mode.
+ */
+export function commandEnv(env: NodeJS.ProcessEnv, pass: readonly string[] = []): Record<string, string> {
+  const all = [...configured, ...pass];
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    const upper = name.toUpperCase();
-    const secret = !KEEP.has(upper) && (SECRET_NAME.some((re) => re.test(upper)) || SECRET_VALUE.test(value));
-    if (!secret) out[name] = value;
-  }
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && passes(name, all)) out[name] = value;
   return out;
 }
 
@@ -83,23 +99,21 @@ function exists(p: string): boolean {
   }
 }
 
-// Paths that stay read-only inside a writable workspace: git metadata (hooks and config
-// are code execution on the host), ferret's own state, and the audit store.
-function protectedPaths(ws: string, env: NodeJS.ProcessEnv): string[] {
-  const candidates = [join(ws, '.git'), join(ws, '.ferret')];
-  const chimera = env.CHIMERA_HOME ?? (env.HOME ? join(env.HOME, '.chimera') : undefined);
-  if (chimera !== undefined && isAbsolute(chimera)) candidates.push(chimera);
-  const dotGit = join(ws, '.git');
-  try {
-    // A worktree/submodule `.git` file points at the real gitdir.
-    if (lstatSync(dotGit).isFile()) {
-      const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
-      if (m?.[1]) candidates.push(resolve(ws, m[1]));
-    }
-  } catch {
-    // no .git: nothing to add
-  }
-  const out: string[] = [];
+interface Guard {
+  readOnly: string[];
+  /** The folders between the workspace and each read-only path, bound onto themselves (writable). */
+  pinned: string[];
+  placeholders: string[];
+}
+
+/**
+ * What stays read-only inside a writable workspace (host-meta.ts: git metadata at any depth,
+ * what it points to, the files other tools run), and the missing names that get a placeholder.
+ */
+function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
+  const candidates = [...rootRunPaths(ws), ...repoTargets(ws).map((t) => t.path)];
+  if (scan) candidates.push(...nestedGitPaths(scan));
+  const found: string[] = [];
   for (const c of candidates) {
     if (!exists(c)) continue;
     let real: string;
@@ -108,15 +122,27 @@ function protectedPaths(ws: string, env: NodeJS.ProcessEnv): string[] {
     } catch {
       continue; // dangling symlink: nothing real to protect
     }
-    if (isInside(ws, real) && real !== ws && !out.includes(real)) out.push(real);
+    if (isInside(ws, real) && !isInside(real, ws) && !found.includes(real)) found.push(real);
   }
-  return out;
+  // A bind over a folder already bound read-only would only hide the outer one's mounts.
+  const readOnly = found.filter((p) => !found.some((q) => q !== p && isInside(q, p))).sort();
+  // A mount point cannot be renamed or removed: pinning the folders on the way to a protected path
+  // stops `mv tools tools.old && mkdir tools && echo … > tools/fsmon.sh` from replacing it.
+  const pinned = new Set<string>();
+  for (const p of readOnly) for (let d = dirname(p); d !== ws && isInside(ws, d); d = dirname(d)) pinned.add(d);
+  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p));
+  return { readOnly, pinned: [...pinned].sort((a, b) => a.length - b.length), placeholders };
+}
+
+/** ferret's state folders that exist: hidden from every confined command (an empty read-only tmpfs over each). */
+function hiddenState(ws: string): string[] {
+  return stateBlocks(ws).filter((b) => exists(b) && !isInside(b, ws));
 }
 
 // Probe results: flags the installed bwrap does not know are left out (e.g. --disable-userns < 0.8).
 let supportsDisableUserns = true;
 
-function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>, bash: string): string[] {
+function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>, bash: string, guard: Guard | undefined): string[] {
   const args = [
     '--new-session', // setsid: no TIOCSTI/job-control tricks against a terminal
     '--die-with-parent', // killing bwrap (its process group) tears down the PID namespace
@@ -130,16 +156,20 @@ function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>,
   if (req.tmpDir !== undefined) args.push('--bind', realpathSync(req.tmpDir), '/tmp');
   else args.push('--tmpfs', '/tmp');
   args.push('--tmpfs', '/var/tmp', '--tmpfs', '/run');
-  const xdg = req.env.XDG_RUNTIME_DIR;
+  const xdg = req.env.XDG_RUNTIME_DIR ?? process.env['XDG_RUNTIME_DIR'];
   if (xdg && isAbsolute(xdg) && exists(xdg) && !isInside(ws, xdg)) args.push('--tmpfs', xdg);
   // The workspace comes after the tmpfs mounts so a workspace under /tmp stays visible;
   // later mounts win, so the protected paths come last.
-  if (req.mode === 'workspace-write') {
+  if (req.mode === 'workspace-write' && guard) {
     args.push('--bind', ws, ws);
-    for (const p of protectedPaths(ws, req.env)) args.push('--ro-bind', p, p);
+    for (const p of guard.pinned) args.push('--bind', p, p);
+    for (const p of guard.readOnly) args.push('--ro-bind', p, p);
+    for (const p of guard.placeholders) args.push('--tmpfs', p, '--remount-ro', p);
   } else {
     args.push('--ro-bind', ws, ws);
   }
+  // ferret's own state (audit log and key, config.json, other projects' logs) is not there at all.
+  for (const p of hiddenState(ws)) args.push('--tmpfs', p, '--remount-ro', p);
   // --clearenv: the child sees exactly the scrubbed env even if bwrap inherited more.
   args.push('--clearenv');
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
@@ -154,19 +184,27 @@ function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>,
 export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   if (!isAbsolute(req.workspace)) throw new Error(`workspace must be absolute: ${req.workspace}`);
   const ws = realpathSync(req.workspace);
-  const env = scrubEnv(req.env);
+  const env = commandEnv(req.env);
   env.PATH ??= DEFAULT_PATH;
   const confined = req.mode !== 'danger-full-access';
   // Binding `/` writable (or re-binding it) would also bring back the host /proc and /dev.
   if (confined && ws === '/') throw new Error('refusing to confine with the filesystem root as workspace');
   const bash = findExecutable('bash', env.PATH, ws === '/' ? undefined : ws);
   if (bash === undefined) throw new Error('bash not found');
-  if (!confined) return { file: bash, args: ['-c', req.command], env, confined: false };
+  if (!confined) return { file: bash, args: ['-c', req.command], env, confined: false, release: () => {} };
   const bwrap = findExecutable('bwrap', env.PATH, ws);
   if (bwrap === undefined) throw new Error(`bwrap not found; ${BWRAP_INSTALL_HINT}`);
   const inner = { ...env, TMPDIR: '/tmp' };
-  // bwrap itself gets the scrubbed env: as PID 1 of the sandbox its environ is readable there.
-  return { file: bwrap, args: bwrapArgs(req, ws, inner, bash), env: inner, confined: true };
+  const guard = req.mode === 'workspace-write' ? workspaceGuard(ws, req.scan) : undefined;
+  for (const p of guard?.placeholders ?? []) holdPlaceholder(p);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    for (const p of guard?.placeholders ?? []) releasePlaceholder(p);
+  };
+  // bwrap itself gets the allowlisted env: as PID 1 of the sandbox its environ is readable there.
+  return { file: bwrap, args: bwrapArgs(req, ws, inner, bash, guard), env: inner, confined: true, release };
 }
 
 function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
@@ -191,8 +229,13 @@ export async function probeBwrap(): Promise<{ ok: true; path: string } | { ok: f
     // Start the real recipe once so missing user namespaces (Docker, hardened kernels) show here.
     let res: { code: number; out: string };
     try {
-      const spawn = confineCommand({ mode: 'workspace-write', workspace: realpathSync(tmpdir()), command: 'true', env });
-      res = await run(spawn.file, spawn.args, spawn.env);
+      // read-only: the same namespaces and mounts, and no placeholder made in the host's /tmp.
+      const spawn = confineCommand({ mode: 'read-only', workspace: realpathSync(tmpdir()), command: 'true', env });
+      try {
+        res = await run(spawn.file, spawn.args, spawn.env);
+      } finally {
+        spawn.release();
+      }
     } catch (err) {
       res = { code: 1, out: err instanceof Error ? err.message : String(err) };
     }

@@ -1,39 +1,13 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { isInside, type SandboxMode } from '../protocol/index.js';
+import { hostMetaOf, type HostMeta } from './host-meta.js';
+import { realPathOf } from './real-path.js';
+import { inStateBlock } from './state-roots.js';
 
 export { isInside } from '../protocol/index.js';
+export { realPathOf } from './real-path.js';
 
 export type PathVerdict = { ok: true; real: string } | { ok: false; real: string; reason: string };
-
-/**
- * The real path of p: symlinks resolved all the way, including a dangling one (its target is
- * where a write would land), and for a path that does not exist yet, its nearest existing
- * ancestor's real path joined with the rest.
- */
-export function realPathOf(p: string, depth = 0): string {
-  if (depth > 40) return p; // a symlink loop: judged as written, which is inside nothing real
-  let cur = p;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return resolve(realpathSync(cur), ...rest.reverse());
-    } catch {
-      // realpath fails on a dangling link too: follow it by hand rather than trusting its name.
-      let target: string | undefined;
-      try {
-        if (lstatSync(cur).isSymbolicLink()) target = resolve(dirname(cur), readlinkSync(cur));
-      } catch {
-        /* does not exist: go up */
-      }
-      if (target !== undefined) return realPathOf(resolve(target, ...rest.reverse()), depth + 1);
-      const parent = dirname(cur);
-      if (parent === cur) return p;
-      rest.push(cur.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      cur = parent;
-    }
-  }
-}
 
 /**
  * File-tool check on real paths (symlinks and .. resolved): under read-only and
@@ -44,9 +18,20 @@ export function checkFilePath(opts: { workspace: string; path: string; write: bo
   return checkRealPath({ ...opts, real: realPathOf(resolve(opts.workspace, opts.path)) });
 }
 
-/** The same judgement for a path already resolved with realPathOf (resolve once, judge and report it). */
+/**
+ * The same judgement for a path already resolved with realPathOf (resolve once, judge and report it):
+ * - ferret's own state (CHIMERA_HOME) is refused, read or write, under every mode;
+ * - read-only and workspace-write keep file tools inside the workspace, and read-only writes nothing;
+ * - workspace-write refuses writes to git metadata at any depth (host-meta.ts: `.git`, a `gitdir:`
+ *   target, the core.hooksPath folder, scripts git's config runs), as the command sandbox does.
+ * The other files the host runs (`.vscode`, `.envrc`, …) pass here and are asked for (protectedWrite).
+ */
 export function checkRealPath(opts: { workspace: string; real: string; write: boolean; mode: SandboxMode }): PathVerdict {
   const real = opts.real;
+  const state = inStateBlock(opts.workspace, real);
+  if (state !== undefined) {
+    return { ok: false, real, reason: `${real} is ferret's own state (${state}); no tool reads or writes it` };
+  }
   if (opts.mode === 'danger-full-access') return { ok: true, real };
   if (!isInside(opts.workspace, real)) {
     return { ok: false, real, reason: `${real} is outside the workspace ${opts.workspace}` };
@@ -54,8 +39,16 @@ export function checkRealPath(opts: { workspace: string; real: string; write: bo
   if (opts.write && opts.mode === 'read-only') {
     return { ok: false, real, reason: 'the read-only sandbox allows no writes' };
   }
-  if (opts.write && isInside(resolve(opts.workspace, '.git'), real)) {
-    return { ok: false, real, reason: '.git/ is read-only in the workspace-write sandbox' };
+  if (opts.write) {
+    const meta = hostMetaOf(opts.workspace, real);
+    if (meta?.kind === 'git') {
+      return { ok: false, real, reason: `${real} is ${meta.what}, read-only in the workspace-write sandbox (git runs it on this machine)` };
+    }
   }
   return { ok: true, real };
+}
+
+/** What the host would run from a write to `real` (see host-meta.ts); the approval policy asks before it. */
+export function protectedWrite(workspace: string, real: string): HostMeta | undefined {
+  return hostMetaOf(workspace, real);
 }

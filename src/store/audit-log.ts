@@ -1,5 +1,6 @@
-import { appendFileSync, mkdirSync, openSync, readSync, closeSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { SandboxModeSchema, type SandboxMode } from '../protocol/index.js';
 
@@ -19,20 +20,82 @@ export const AuditEntrySchema = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
+/** What the log found that it could not trust: lines whose integrity check failed, ignored. */
+export interface AuditRejects {
+  file: string;
+  lines: number;
+  /** The first of them, cut short, for the person reading the log. */
+  sample: string;
+}
+
+const MAC = /,"mac":"([0-9a-f]{64})"\}$/;
+
 /**
  * Every permission decision, appended as JSONL; "always"/"never" entries made by a person
  * decide later identical requests. Other processes may append too, so new bytes are read
  * before each lookup.
+ *
+ * Each line carries an HMAC-SHA256 (`"mac"`, last field) under a key kept beside the log in
+ * `audit.key` (0600, made on first use). A line whose MAC is missing or wrong (forged by a file
+ * write, edited, or older than this check) never allows anything: its "always" is ignored and
+ * reported once per batch through `onRejected`. A "never" is honoured whatever its MAC: it can
+ * only refuse.
  */
 export class AuditLog {
   private readonly persisted = new Map<string, 'always' | 'never'>();
   private readBytes = 0;
+  private key: Buffer | undefined;
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly onRejected?: (r: AuditRejects) => void,
+  ) {}
 
   /** Entries written before the sandbox was recorded were made under the default, workspace-write. */
   private static mapKey(workspace: string, tool: string, key: string, sandbox: SandboxMode = 'workspace-write'): string {
     return JSON.stringify([workspace, sandbox, tool.toLowerCase(), key]);
+  }
+
+  /** The HMAC key: read from audit.key, or made there (0600, exclusive create) on first use. */
+  private macKey(): Buffer {
+    if (this.key) return this.key;
+    const file = join(dirname(this.path), 'audit.key');
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const k = readFileSync(file);
+        if (k.length >= 32) return (this.key = k);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      try {
+        const fd = openSync(file, 'wx', 0o600);
+        try {
+          writeSync(fd, randomBytes(32));
+        } finally {
+          closeSync(fd);
+        }
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process made it first
+      }
+    }
+    throw new Error(`${file}: not a usable audit key (fewer than 32 bytes); remove it to make a new one`);
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.macKey()).update(body).digest('hex');
+  }
+
+  private verified(line: string): boolean {
+    const m = MAC.exec(line);
+    if (!m) return false;
+    let want: Buffer;
+    try {
+      want = Buffer.from(this.mac(line.slice(0, m.index) + '}'), 'hex');
+    } catch {
+      return false; // no usable key (a read-only or damaged CHIMERA_HOME): nothing is trusted
+    }
+    return timingSafeEqual(want, Buffer.from(m[1]!, 'hex'));
   }
 
   private catchUp(): void {
@@ -53,17 +116,25 @@ export class AuditLog {
     const text = buf.toString('utf8');
     const end = text.lastIndexOf('\n') + 1; // leave a half-written line for next time
     this.readBytes += Buffer.byteLength(text.slice(0, end));
+    let rejected = 0;
+    let sample = '';
     for (const line of text.slice(0, end).split('\n')) {
       if (!line) continue;
+      let e: AuditEntry;
       try {
-        const e = AuditEntrySchema.parse(JSON.parse(line));
-        if (e.by === 'person' && (e.decision === 'always' || e.decision === 'never')) {
-          this.persisted.set(AuditLog.mapKey(e.workspace, e.tool, e.key, e.sandbox), e.decision);
-        }
+        e = AuditEntrySchema.parse(JSON.parse(line));
       } catch {
-        /* a foreign or damaged line never blocks decisions */
+        continue; /* a foreign or damaged line never blocks decisions */
       }
+      if (e.by !== 'person' || (e.decision !== 'always' && e.decision !== 'never')) continue;
+      if (e.decision === 'always' && !this.verified(line)) {
+        rejected++;
+        sample ||= line.slice(0, 200);
+        continue;
+      }
+      this.persisted.set(AuditLog.mapKey(e.workspace, e.tool, e.key, e.sandbox), e.decision);
     }
+    if (rejected > 0) this.onRejected?.({ file: this.path, lines: rejected, sample });
   }
 
   lookup(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
@@ -72,7 +143,8 @@ export class AuditLog {
   }
 
   append(entry: AuditEntry): void {
-    mkdirSync(dirname(this.path), { recursive: true });
-    appendFileSync(this.path, JSON.stringify(entry) + '\n');
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const body = JSON.stringify(entry);
+    appendFileSync(this.path, `${body.slice(0, -1)},"mac":"${this.mac(body)}"}\n`, { mode: 0o600 });
   }
 }

@@ -19,8 +19,9 @@ export class EventLogWriter {
     readonly path: string,
     private readonly onError: (err: Error) => void,
   ) {
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'a');
+    // Logs hold tool output verbatim: owner-only, like everything under CHIMERA_HOME.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.fd = openSync(path, 'a', 0o600);
   }
 
   append(event: SessionEvent): void {

@@ -16,11 +16,11 @@ function alive(pid: number): boolean {
  * release function, or the pid of the live owner.
  */
 export function lockSession(dir: string): { release: () => void } | { owner: number } {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, 'lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(file, 'wx');
+      const fd = openSync(file, 'wx', 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
       return { release: () => rmSync(file, { force: true }) };

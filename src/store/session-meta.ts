@@ -5,7 +5,7 @@ import { metaFile, SESSION_DIR_PREFIX, eventlogRoot } from './paths.js';
 export function writeMeta(home: string, meta: SessionMeta): void {
   const file = metaFile(home, meta.sessionId);
   const tmp = file + '.tmp';
-  writeFileSync(tmp, JSON.stringify(meta));
+  writeFileSync(tmp, JSON.stringify(meta), { mode: 0o600 });
   renameSync(tmp, file);
 }
 

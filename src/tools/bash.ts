@@ -1,14 +1,57 @@
 import { z } from 'zod';
 import { bashApproval } from '../sandbox/bash-approval.js';
-import { confineCommand, probeBwrap, BWRAP_INSTALL_HINT } from '../sandbox/confine.js';
+import { confineCommand, probeBwrap, BWRAP_INSTALL_HINT, type ConfinedSpawn } from '../sandbox/confine.js';
 import { detectViolation } from '../sandbox/violation.js';
-import { defineTool, type ToolOutcome } from './define.js';
+import { scanWorkspace, sweepWorkspace, type WorkspaceScan } from '../sandbox/workspace-guard.js';
+import type { ToolJudgement } from '../protocol/index.js';
+import type { RuleSet } from '../sandbox/rules.js';
+import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
 import { killTree } from './kill-tree.js';
 
 /** Output kept per call (progress and result alike); the rest is drained and dropped. */
 export const BASH_OUTPUT_CAP = 256 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
+/**
+ * Longer commands are not parsed: parsing and judging run synchronously on the event loop, at
+ * roughly 50-150 µs per syntax node, so a dense 16 KiB script already costs most of a second.
+ * They are asked for, as opaque (write a long file with write_file, a long script to a file).
+ */
+export const JUDGE_MAX_CHARS = 16 * 1024;
+/** Deeper bracket nesting is not parsed either: the parse tree would overflow the stack. */
+export const JUDGE_MAX_DEPTH = 256;
+
+/** Why a command is too big to parse on the event loop, if it is. */
+function tooBigToJudge(command: string): string | undefined {
+  if (command.length > JUDGE_MAX_CHARS) return `the command is ${command.length} characters long, more than the ${JUDGE_MAX_CHARS} ferret parses`;
+  let depth = 0;
+  for (let i = 0; i < command.length; i++) {
+    const c = command.charCodeAt(i);
+    if (c === 40 || c === 123 || c === 91) depth++; // ( { [
+    else if (c === 41 || c === 125 || c === 93) depth = Math.max(0, depth - 1);
+    if (depth > JUDGE_MAX_DEPTH) return `the command nests brackets more than ${JUDGE_MAX_DEPTH} deep`;
+  }
+  return undefined;
+}
+
+/**
+ * The classifier's verdict, except for what cannot be parsed safely on the event loop (too long,
+ * too deep) or makes the parser fail: that is asked for with risk high, as an opaque command
+ * (never run unattended, never allowed by a remembered "always"), and never crashes the call.
+ */
+async function judgeBash(command: string, rules: RuleSet): Promise<ToolApproval> {
+  const opaque = (reason: string): ToolApproval => {
+    const judgement: ToolJudgement = { action: 'ask', risk: 'high', reason: `${reason}; it cannot be judged before it runs`, readOnly: false, opaque: true };
+    return { key: command.trim(), judgement };
+  };
+  const big = tooBigToJudge(command);
+  if (big) return opaque(big);
+  try {
+    return await bashApproval(command, rules);
+  } catch (err) {
+    return opaque(`the shell parser failed on it (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
 
 export const bashTool = defineTool({
   id: 'bash',
@@ -22,7 +65,7 @@ export const bashTool = defineTool({
   kind: 'execute',
   effect: 'execute',
   title: (a) => a.command.split('\n')[0]!.slice(0, 120),
-  approval: (a, rules) => bashApproval(a.command, rules),
+  approval: (a, rules) => judgeBash(a.command, rules),
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {
     if (ctx.sandbox !== 'danger-full-access') {
@@ -34,71 +77,98 @@ export const bashTool = defineTool({
         };
       }
     }
-    const spawn = confineCommand({ mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env });
-    const { execa } = await import('execa'); // ~70 ms of start-up saved until the first command
-    const child = execa(spawn.file, spawn.args, {
-      cwd: ctx.cwd,
-      env: spawn.env,
-      extendEnv: false,
-      detached: true, // own process group, so cancel and timeout kill everything it started
-      stdin: 'ignore',
-      buffer: false,
-      reject: false,
-      stripFinalNewline: false,
-    });
-    let kept = 0;
-    let capReached = false;
-    let output = '';
-    let stderrText = '';
-    const onData = (stream: 'stdout' | 'stderr') => (chunk: string) => {
-      if (stream === 'stderr' && stderrText.length < 8192) stderrText += chunk;
-      if (capReached) return;
-      const room = BASH_OUTPUT_CAP - kept;
-      const piece = chunk.length > room ? chunk.slice(0, room) : chunk;
-      kept += piece.length;
-      output += piece;
-      if (piece) ctx.progress(stream, piece);
-      if (chunk.length > room) capReached = true;
-    };
-    child.stdout?.setEncoding('utf8').on('data', onData('stdout'));
-    child.stderr?.setEncoding('utf8').on('data', onData('stderr'));
-
-    let timedOut = false;
-    const kill = () => {
-      killTree(child.pid);
-      // A daemon that left the group may still hold the pipes; stop waiting on them.
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, a.timeout_ms ?? DEFAULT_TIMEOUT_MS);
-    ctx.signal.addEventListener('abort', kill, { once: true });
-    if (ctx.signal.aborted) kill(); // cancelled while bubblewrap was probed or execa loaded
-    const result = await child;
-    clearTimeout(timer);
-    ctx.signal.removeEventListener('abort', kill);
-    // Children that detached from the group are gone with bwrap's PID namespace; unconfined
-    // ones that kept the group still die here.
-    killTree(child.pid);
-
-    const exitCode = result.exitCode ?? null;
-    let tail = '';
-    if (capReached) tail += `\n[output capped at ${BASH_OUTPUT_CAP} bytes; the rest was dropped]`;
-    if (timedOut) tail += `\n[timed out after ${a.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms; process group killed]`;
-    else if (ctx.signal.aborted) tail += '\n[cancelled; process group killed]';
-    tail += `\n[exit code ${exitCode ?? `none, signal ${result.signal ?? 'unknown'}`}]`;
-
-    if (exitCode !== 0 && spawn.confined) {
-      const v = detectViolation(stderrText, ctx.sandbox, ctx.cwd);
-      if (v) ctx.violation(v.kind === 'network' ? 'network access is blocked by the sandbox' : 'write blocked by the sandbox', v.path);
+    // Under workspace-write: every .git in the tree (and what it points to) is made read-only for
+    // the run, and what the run creates that the host would run is moved aside after it.
+    const scan = ctx.sandbox === 'workspace-write' ? await scanWorkspace(ctx.cwd) : undefined;
+    const startedAt = Date.now();
+    const spawn = confineCommand({ mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}) });
+    try {
+      return await runConfined(spawn, a, ctx, scan, startedAt);
+    } finally {
+      spawn.release();
     }
-    return {
-      status: exitCode === 0 && !timedOut ? 'completed' : 'failed',
-      output: output + tail,
-      exitCode,
-      capReached,
-    };
   },
 });
+
+async function runConfined(
+  spawn: ConfinedSpawn,
+  a: { command: string; timeout_ms?: number | undefined },
+  ctx: ToolContext,
+  scan: WorkspaceScan | undefined,
+  startedAt: number,
+): Promise<ToolOutcome> {
+  const { execa } = await import('execa'); // ~70 ms of start-up saved until the first command
+  const child = execa(spawn.file, spawn.args, {
+    cwd: ctx.cwd,
+    env: spawn.env,
+    extendEnv: false,
+    detached: true, // own process group, so cancel and timeout kill everything it started
+    stdin: 'ignore',
+    buffer: false,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  let kept = 0;
+  let capReached = false;
+  let output = '';
+  let stderrText = '';
+  const onData = (stream: 'stdout' | 'stderr') => (chunk: string) => {
+    if (stream === 'stderr' && stderrText.length < 8192) stderrText += chunk;
+    if (capReached) return;
+    const room = BASH_OUTPUT_CAP - kept;
+    const piece = chunk.length > room ? chunk.slice(0, room) : chunk;
+    kept += piece.length;
+    output += piece;
+    if (piece) ctx.progress(stream, piece);
+    if (chunk.length > room) capReached = true;
+  };
+  child.stdout?.setEncoding('utf8').on('data', onData('stdout'));
+  child.stderr?.setEncoding('utf8').on('data', onData('stderr'));
+
+  let timedOut = false;
+  const kill = () => {
+    killTree(child.pid);
+    // A daemon that left the group may still hold the pipes; stop waiting on them.
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, a.timeout_ms ?? DEFAULT_TIMEOUT_MS);
+  ctx.signal.addEventListener('abort', kill, { once: true });
+  if (ctx.signal.aborted) kill(); // cancelled while bubblewrap was probed or execa loaded
+  const result = await child;
+  clearTimeout(timer);
+  ctx.signal.removeEventListener('abort', kill);
+  // Children that detached from the group are gone with bwrap's PID namespace; unconfined
+  // ones that kept the group still die here.
+  killTree(child.pid);
+
+  const exitCode = result.exitCode ?? null;
+  let tail = '';
+  if (capReached) tail += `\n[output capped at ${BASH_OUTPUT_CAP} bytes; the rest was dropped]`;
+  if (timedOut) tail += `\n[timed out after ${a.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms; process group killed]`;
+  else if (ctx.signal.aborted) tail += '\n[cancelled; process group killed]';
+  tail += `\n[exit code ${exitCode ?? `none, signal ${result.signal ?? 'unknown'}`}]`;
+
+  if (exitCode !== 0 && spawn.confined) {
+    const v = detectViolation(stderrText, ctx.sandbox, ctx.cwd);
+    if (v) ctx.violation(v.kind === 'network' ? 'network access is blocked by the sandbox' : 'write blocked by the sandbox', v.path);
+  }
+  let blocked = false;
+  if (scan) {
+    spawn.release(); // placeholders first: the sweep must not take them for the command's work
+    for (const m of await sweepWorkspace(scan, startedAt)) {
+      blocked = true;
+      ctx.violation(m.reason, m.path);
+      tail += `\n[sandbox: ${m.reason}]`;
+    }
+  }
+  return {
+    status: exitCode === 0 && !timedOut && !blocked ? 'completed' : 'failed',
+    output: output + tail,
+    exitCode,
+    capReached,
+  };
+}

@@ -1,12 +1,19 @@
 import { z } from 'zod';
+import { realpath } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { isInside } from '../sandbox/paths.js';
+import { stateBlocks } from '../sandbox/state-roots.js';
 import { defineTool, ok } from './define.js';
+import { guardRegexps, NON_LINEAR_GLOB } from './regex-guard.js';
 
 const MAX = 1000;
+/** A crawl that has not finished by then stops (a huge tree); the model can narrow the pattern. */
+const GLOB_DEADLINE_MS = 30_000;
 
 export const globTool = defineTool({
   id: 'glob',
   description: 'Find files in the workspace whose path matches a glob pattern such as src/**/*.ts.',
-  schema: z.object({ pattern: z.string().min(1) }),
+  schema: z.object({ pattern: z.string().min(1).max(4096) }),
   kind: 'search',
   effect: 'read',
   title: (a) => `Find ${a.pattern}`,
@@ -14,10 +21,47 @@ export const globTool = defineTool({
     if (a.pattern.startsWith('/') || a.pattern.split('/').includes('..')) {
       return { status: 'failed', output: 'glob: the pattern must stay inside the workspace (no leading / or ..)' };
     }
+    // picomatch hands regular-expression syntax through; what cannot run in linear time is refused.
+    if (NON_LINEAR_GLOB.test(a.pattern)) {
+      return { status: 'failed', output: 'glob: lookaround (?…) and backreferences (\\1) are not glob syntax; use *, **, ?, [abc], {a,b}' };
+    }
+    await guardRegexps();
     const { glob: find } = await import('tinyglobby');
-    const files = await find(a.pattern, { cwd: ctx.cwd, ignore: ['**/node_modules/**', '**/.git/**'], dot: true, followSymbolicLinks: false });
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(GLOB_DEADLINE_MS)]);
+    let files: string[];
+    try {
+      files = await find(a.pattern, { cwd: ctx.cwd, ignore: ['**/node_modules/**', '**/.git/**'], dot: true, followSymbolicLinks: false, signal });
+    } catch (e) {
+      if (ctx.signal.aborted) return { status: 'failed', output: 'glob: cancelled' };
+      if (signal.aborted) return { status: 'failed', output: `glob: stopped after ${GLOB_DEADLINE_MS / 1000} s; narrow the pattern` };
+      return { status: 'failed', output: `glob: ${(e as Error).message}` };
+    }
+    files = await keepInside(files, ctx.cwd, ctx.sandbox === 'danger-full-access');
     files.sort();
     const more = files.length > MAX ? `\n… ${files.length - MAX} more` : '';
     return ok(files.length ? files.slice(0, MAX).join('\n') + more : 'no files match');
   },
 });
+
+/**
+ * A pattern whose fixed part is a symlinked folder (`link/*`) makes the crawl start inside it:
+ * keep only names whose folder really is in the workspace (any folder under danger-full-access),
+ * and never ferret's own state.
+ */
+async function keepInside(files: string[], ws: string, anywhere: boolean): Promise<string[]> {
+  const blocked = stateBlocks(ws);
+  const dirs = new Map<string, Promise<boolean>>();
+  const okDir = (rel: string) => {
+    let v = dirs.get(rel);
+    if (!v) {
+      v = realpath(join(ws, rel)).then(
+        (real) => (anywhere || isInside(ws, real)) && !blocked.some((b) => isInside(b, real)),
+        () => false,
+      );
+      dirs.set(rel, v);
+    }
+    return v;
+  };
+  const keep = await Promise.all(files.map((f) => okDir(dirname(f))));
+  return files.filter((_, i) => keep[i]);
+}

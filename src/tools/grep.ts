@@ -1,17 +1,23 @@
 import { z } from 'zod';
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { isInside, realPathOf } from '../sandbox/paths.js';
+import { isInside } from '../sandbox/paths.js';
+import { stateBlocks } from '../sandbox/state-roots.js';
 import { defineTool, fail, ok } from './define.js';
+import { guardRegexps } from './regex-guard.js';
 
 const MAX_MATCHES = 500;
 const MAX_FILE_BYTES = 2_000_000;
+const MAX_LINE_CHARS = 500;
+const MAX_PATTERN_CHARS = 4096;
+/** A search that has not finished by then stops with what it found (the model can narrow it). */
+export const GREP_DEADLINE_MS = 30_000;
 
 export const grepTool = defineTool({
   id: 'grep',
   description: 'Search file contents with a regular expression; prints path:line:text.',
   schema: z.object({
-    pattern: z.string().min(1).describe('JavaScript regular expression'),
+    pattern: z.string().min(1).max(MAX_PATTERN_CHARS).describe('JavaScript regular expression'),
     path: z.string().optional().describe('file or directory to search, default the workspace'),
   }),
   kind: 'search',
@@ -19,35 +25,63 @@ export const grepTool = defineTool({
   pathArgs: ['path'],
   title: (a) => `Search ${a.pattern}${a.path ? ` in ${a.path}` : ''}`,
   async run(a, ctx) {
-    let re: RegExp;
     try {
-      re = new RegExp(a.pattern);
+      new RegExp(a.pattern); // syntax only: compiling is linear in the pattern, matching runs in the worker
     } catch (e) {
       return fail(`grep: bad pattern: ${(e as Error).message}`);
     }
+    await guardRegexps();
     const root = resolve(ctx.cwd, a.path ?? '.');
-    const { glob: find } = await import('tinyglobby');
-    const files = await find('**/*', {
-      cwd: root,
-      absolute: true,
-      ignore: ['**/node_modules/**', '**/.git/**'],
-      followSymbolicLinks: false, // a linked folder must not walk the search out of the workspace
-      dot: true,
-    }).catch(() => [root]);
-    const list = files.length ? files.sort() : [root];
-    const out: string[] = [];
-    for (const file of list) {
-      if (ctx.signal.aborted || out.length >= MAX_MATCHES) break;
-      // A file symlink is read only when it stays inside the workspace, as read_file would be.
-      if (ctx.sandbox !== 'danger-full-access' && !isInside(ctx.cwd, realPathOf(file))) continue;
-      const text = await readFile(file, 'utf8').catch(() => '');
-      if (!text || text.length > MAX_FILE_BYTES || text.includes('\u0000')) continue;
-      const lines = text.split('\n');
-      for (let i = 0; i < lines.length && out.length < MAX_MATCHES; i++) {
-        if (re.test(lines[i]!)) out.push(`${relative(ctx.cwd, file)}:${i + 1}:${lines[i]}`);
+    const blocked = stateBlocks(ctx.cwd);
+    let files: string[];
+    const st = await stat(root).catch(() => undefined);
+    if (!st) return fail(`grep: ${a.path ?? '.'} does not exist`);
+    if (st.isDirectory()) {
+      const { glob: find } = await import('tinyglobby');
+      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(GREP_DEADLINE_MS)]);
+      try {
+        // Sorting and the state-folder filter happen in the worker: a home-sized tree is a lot of names.
+        files = await find('**/*', {
+          cwd: root,
+          absolute: true,
+          ignore: ['**/node_modules/**', '**/.git/**', ...blocked.filter((b) => isInside(root, b)).map((b) => `${relative(root, b)}/**`)],
+          followSymbolicLinks: false, // a linked folder must not walk the search out of the workspace
+          dot: true,
+          signal,
+        });
+      } catch (e) {
+        if (ctx.signal.aborted) return { status: 'failed', output: 'grep: cancelled' };
+        if (signal.aborted) return fail(`grep: listing the files under ${a.path ?? '.'} took more than ${GREP_DEADLINE_MS / 1000} s; narrow the path`);
+        return fail(`grep: ${(e as Error).message}`);
       }
+    } else {
+      files = [root];
     }
-    if (out.length === 0) return ok('no matches');
-    return ok(out.join('\n') + (out.length >= MAX_MATCHES ? `\n… stopped at ${MAX_MATCHES} matches` : ''));
+    if (ctx.signal.aborted) return { status: 'failed', output: 'grep: cancelled' };
+    const out: string[] = [];
+    const { grepInWorker } = await import('./grep-worker.js'); // worker_threads loads on the first search
+    const end = await grepInWorker(
+      {
+        pattern: a.pattern,
+        files,
+        cwd: ctx.cwd,
+        // Symlinked files are read only when they stay inside the workspace, as read_file would be.
+        ...(ctx.sandbox !== 'danger-full-access' ? { within: ctx.cwd } : {}),
+        blocked,
+        maxMatches: MAX_MATCHES,
+        maxFileBytes: MAX_FILE_BYTES,
+        maxLineChars: MAX_LINE_CHARS,
+      },
+      ctx.signal,
+      GREP_DEADLINE_MS,
+      (lines) => out.push(...lines),
+    );
+    let note = '';
+    if (end.kind === 'error') return fail(`grep: ${end.message}`);
+    if (end.kind === 'cancelled') note = '\n… cancelled';
+    if (end.kind === 'deadline') note = `\n… stopped after ${GREP_DEADLINE_MS / 1000} s (a slow pattern or a large tree): narrow the path or simplify the pattern`;
+    if (out.length >= MAX_MATCHES) note += `\n… stopped at ${MAX_MATCHES} matches`;
+    if (out.length === 0) return ok(`no matches${note}`);
+    return ok(out.join('\n') + note);
   },
 });

@@ -25,11 +25,33 @@ export const readFileTool = defineTool({
     } catch (e) {
       return fail(`cannot read ${a.path}: ${(e as Error).message}`);
     }
-    const lines = text.split('\n');
     const from = (a.offset ?? 1) - 1;
     const count = Math.min(a.limit ?? MAX_LINES, MAX_LINES);
-    const slice = lines.slice(from, from + count);
-    const more = from + count < lines.length ? `\n… ${lines.length - from - count} more lines (use offset)` : '';
+    const { slice, total } = await pickLines(text, from, count);
+    const more = from + count < total ? `\n… ${total - from - count} more lines (use offset)` : '';
     return ok(slice.join('\n') + more);
   },
 });
+
+/**
+ * Lines [from, from+count) of text and how many lines it has (as `split('\n')` counts them),
+ * without splitting all of a large file at once: the scan yields to the event loop as it goes.
+ */
+async function pickLines(text: string, from: number, count: number): Promise<{ slice: string[]; total: number }> {
+  const slice: string[] = [];
+  let line = 0;
+  let pos = 0;
+  let since = performance.now();
+  for (;;) {
+    const nl = text.indexOf('\n', pos);
+    if (line >= from && line < from + count) slice.push(text.slice(pos, nl < 0 ? text.length : nl));
+    line++;
+    if (nl < 0) break;
+    pos = nl + 1;
+    if ((line & 0x3fff) === 0 && performance.now() - since > 8) {
+      await new Promise((r) => setImmediate(r));
+      since = performance.now();
+    }
+  }
+  return { slice, total: line };
+}

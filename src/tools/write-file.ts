@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isNotFound } from '../protocol/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { unifiedDiff } from './diff-text.js';
+import { MAX_EDIT_CHARS } from './node-files.js';
 
 export const writeFileTool = defineTool({
   id: 'write_file',
@@ -17,6 +18,7 @@ export const writeFileTool = defineTool({
   title: (a) => `Write ${a.path}`,
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);
+    if (a.content.length > MAX_EDIT_CHARS) return fail(`cannot write ${a.path}: ${a.content.length} characters is more than write_file takes (${MAX_EDIT_CHARS}); write it in parts with bash`);
     // A new file has no old text; any other read failure stops the write rather than clobber what is there.
     let old: string | null;
     try {
@@ -25,6 +27,7 @@ export const writeFileTool = defineTool({
       if (!isNotFound(e)) return fail(`cannot write ${a.path}: reading its current content failed: ${(e as Error).message}`);
       old = null;
     }
+    if (old !== null && old.length > MAX_EDIT_CHARS) return fail(`cannot write ${a.path}: the file is larger than write_file replaces (${MAX_EDIT_CHARS} characters); use bash`);
     try {
       await ctx.files.writeText(abs, a.content, ctx.signal);
     } catch (e) {

@@ -1,0 +1,92 @@
+// Finding every `.git` in a workspace: the command sandbox binds each read-only, and the file
+// tools look up nested repositories' pointers (a `gitdir:` target, a core.hooksPath folder
+// outside the repository) through the most recent scan.
+import { readdirSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { lstatOrUndefined } from './real-path.js';
+import { stateBlocks } from './state-roots.js';
+
+/** Folders the scan does not enter: package trees are large and git never runs inside them on its own. */
+export const SCAN_SKIP = new Set(['node_modules']);
+/** At most this many folders are read per scan (breadth first, so shallow repositories come first). */
+export const SCAN_MAX_DIRS = 4000;
+/** A file tool's own scan, when no recent one exists, reads at most this many (it runs synchronously). */
+export const SYNC_SCAN_MAX_DIRS = 400;
+/** A scan younger than this answers the file tools' questions. */
+const FRESH_MS = 5000;
+/** The scan yields to the event loop after this long. */
+const SLICE_MS = 8;
+
+export interface GitScan {
+  workspace: string;
+  /** Every `.git` entry found (any depth), keyed by path, with its inode identity (dev:ino). */
+  git: Map<string, string>;
+  /** False when the folder budget ran out before the whole tree was read. */
+  complete: boolean;
+  at: number;
+}
+
+const recent = new Map<string, GitScan>();
+
+class Walk {
+  readonly git = new Map<string, string>();
+  private readonly queue: string[];
+  private readonly skip: Set<string>;
+  private i = 0;
+  constructor(readonly ws: string) {
+    this.queue = [ws];
+    this.skip = new Set(stateBlocks(ws));
+  }
+  get done(): boolean {
+    return this.i >= this.queue.length;
+  }
+  get read(): number {
+    return this.i;
+  }
+  step(): void {
+    const dir = this.queue[this.i++]!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(dir, e.name);
+      if (e.name.toLowerCase() === '.git') {
+        const st = lstatOrUndefined(p);
+        if (st) this.git.set(p, `${st.dev}:${st.ino}`);
+      } else if (e.isDirectory() && !SCAN_SKIP.has(e.name) && !this.skip.has(p)) {
+        this.queue.push(p);
+      }
+    }
+  }
+  result(): GitScan {
+    const scan = { workspace: this.ws, git: this.git, complete: this.done, at: Date.now() };
+    recent.set(this.ws, scan);
+    return scan;
+  }
+}
+
+/** Every `.git` in the workspace (bounded, skipping SCAN_SKIP), yielding to the event loop as it goes. */
+export async function scanGit(ws: string, maxDirs = SCAN_MAX_DIRS): Promise<GitScan> {
+  const w = new Walk(ws);
+  let slice = performance.now();
+  while (!w.done && w.read < maxDirs) {
+    w.step();
+    if (performance.now() - slice > SLICE_MS) {
+      await new Promise((r) => setImmediate(r));
+      slice = performance.now();
+    }
+  }
+  return w.result();
+}
+
+/** The workspace's nested `.git` entries from a recent scan, else from a small synchronous one. */
+export function recentGit(ws: string): GitScan {
+  const r = recent.get(ws);
+  if (r && Date.now() - r.at < FRESH_MS) return r;
+  const w = new Walk(ws);
+  while (!w.done && w.read < SYNC_SCAN_MAX_DIRS) w.step();
+  return w.result();
+}

@@ -1,0 +1,72 @@
+// Where a path really leads, and small reads of files a repository controls, without ever
+// blocking on them (a FIFO named `.git` or `config` must not hang the server).
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+
+/**
+ * The real path of p: symlinks resolved all the way, including a dangling one (its target is
+ * where a write would land), and for a path that does not exist yet, its nearest existing
+ * ancestor's real path joined with the rest.
+ */
+export function realPathOf(p: string, depth = 0): string {
+  if (depth > 40) return p; // a symlink loop: judged as written, which is inside nothing real
+  let cur = p;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return resolve(realpathSync(cur), ...rest.reverse());
+    } catch {
+      // realpath fails on a dangling link too: follow it by hand rather than trusting its name.
+      let target: string | undefined;
+      try {
+        if (lstatSync(cur).isSymbolicLink()) target = resolve(dirname(cur), readlinkSync(cur));
+      } catch {
+        /* does not exist: go up */
+      }
+      if (target !== undefined) return realPathOf(resolve(target, ...rest.reverse()), depth + 1);
+      const parent = dirname(cur);
+      if (parent === cur) return p;
+      rest.push(cur.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      cur = parent;
+    }
+  }
+}
+
+/**
+ * The text of a small regular file, or undefined: missing, not a regular file (a FIFO, a
+ * device, a folder), a symlink (unless `follow`), or larger than `max` bytes. Opened
+ * non-blocking, so a FIFO never stalls the caller.
+ */
+export function readSmallFileSync(p: string, max = 1 << 20, follow = false): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_RDONLY | constants.O_NONBLOCK | (follow ? 0 : constants.O_NOFOLLOW));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > max) return undefined;
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.toString('utf8', 0, got);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** lstat that answers undefined instead of throwing. */
+export function lstatOrUndefined(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}

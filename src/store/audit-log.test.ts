@@ -1,0 +1,91 @@
+// Family: ferret's state written by a tool. An "always" in audit.jsonl decides later requests
+// without asking, so a line that did not come from AuditLog.append (a file write, an edit, a
+// copy from another state root) must never allow anything. Forgeries are generated from a real
+// signed line by every kind of tampering.
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AuditLog, type AuditEntry, type AuditRejects } from './audit-log.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ferret-audit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
+  ts: '2026-01-01T00:00:00.000Z',
+  sessionId: 's1',
+  workspace: '/ws',
+  sandbox: 'workspace-write',
+  tool: 'bash',
+  key: 'ls',
+  decision: 'always',
+  by: 'person',
+  ...over,
+});
+
+function fresh(): { log: AuditLog; file: string; rejects: AuditRejects[] } {
+  const file = join(dir, `a${n++}`, 'audit.jsonl');
+  const rejects: AuditRejects[] = [];
+  return { log: new AuditLog(file, (r) => rejects.push(r)), file, rejects };
+}
+
+describe('the audit log signs what it writes and trusts nothing else', () => {
+  it('a line it wrote decides later requests, in a new process too; key and log are owner-only', () => {
+    const { log, file } = fresh();
+    log.append(entry());
+    expect(log.lookup('/ws', 'bash', 'ls', 'workspace-write')).toBe('always');
+    expect(new AuditLog(file).lookup('/ws', 'bash', 'ls', 'workspace-write')).toBe('always');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(file, '..', 'audit.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(file, '..')).mode & 0o777).toBe(0o700);
+  });
+
+  // Every way to make an "always" for `rm -rf x` from a real signed line, or from nothing.
+  const forgeries: [string, (signed: string) => string][] = [
+    ['no mac at all', () => JSON.stringify(entry({ key: 'rm -rf x' }))],
+    ['the key edited', (s) => s.replace('"key":"ls"', '"key":"rm -rf x"')],
+    ['the key edited, spaces added', (s) => s.replace('"key":"ls"', '"key" : "rm -rf x"')],
+    ['a field added', (s) => s.replace('"key":"ls"', '"key":"rm -rf x","extra":1')],
+    ['a zero mac', () => JSON.stringify(entry({ key: 'rm -rf x' })).slice(0, -1) + `,"mac":"${'0'.repeat(64)}"}`],
+    ['the mac of another line', (s) => JSON.stringify(entry({ key: 'rm -rf x' })).slice(0, -1) + s.slice(s.lastIndexOf(',"mac"'))],
+    ['the mac moved first', (s) => `{"mac":"${/"mac":"([0-9a-f]+)"/.exec(s)![1]}",${JSON.stringify(entry({ key: 'rm -rf x' })).slice(1)}`],
+    ['a duplicate key field after the mac', (s) => s.slice(0, -1) + ',"key":"rm -rf x"}'],
+    ['an upper-case mac', (s) => s.replace('"key":"ls"', '"key":"rm -rf x"').replace(/"mac":"([0-9a-f]+)"/, (_m, h: string) => `"mac":"${h.toUpperCase()}"`)],
+    ['signed under another key', () => {
+      const other = fresh();
+      other.log.append(entry({ key: 'rm -rf x' }));
+      return readFileSync(other.file, 'utf8').trim();
+    }],
+  ];
+  it.each(forgeries)('%s is ignored and reported', (_name, forge) => {
+    const { log, file, rejects } = fresh();
+    log.append(entry());
+    const signed = readFileSync(file, 'utf8').trim();
+    appendFileSync(file, `${forge(signed)}\n`);
+    expect(log.lookup('/ws', 'bash', 'rm -rf x', 'workspace-write')).toBeUndefined();
+    expect(log.lookup('/ws', 'bash', 'ls', 'workspace-write')).toBe('always');
+    expect(rejects).toHaveLength(1);
+    expect(rejects[0]).toMatchObject({ file, lines: 1 });
+    log.lookup('/ws', 'bash', 'rm -rf x', 'workspace-write');
+    expect(rejects).toHaveLength(1); // reported once, not on every lookup
+  });
+
+  it('an unsigned "never" is honoured: it can only refuse', () => {
+    const { log, file } = fresh();
+    log.append(entry());
+    appendFileSync(file, `${JSON.stringify(entry({ key: 'npm test', decision: 'never' }))}\n`);
+    expect(log.lookup('/ws', 'bash', 'npm test', 'workspace-write')).toBe('never');
+  });
+
+  it('a key file that is not a key trusts nothing, and writing fails loudly', () => {
+    const { log, file } = fresh();
+    log.append(entry());
+    writeFileSync(join(file, '..', 'audit.key'), 'short');
+    const rejects: AuditRejects[] = [];
+    const again = new AuditLog(file, (r) => rejects.push(r));
+    expect(again.lookup('/ws', 'bash', 'ls', 'workspace-write')).toBeUndefined();
+    expect(rejects).toHaveLength(1);
+    expect(() => again.append(entry())).toThrow(/audit key/);
+  });
+});

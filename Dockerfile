@@ -1,29 +1,46 @@
 # syntax=docker/dockerfile:1
 #
-# ferret as a headless HTTP+SSE daemon.
+# ferret as a headless HTTP+SSE daemon. docs/http.md ("In a container") has the recipe and why;
+# CI builds this file with podman and runs the commands below (scripts/image/build-and-check.sh).
 #
 #   docker build -t ferret .
-#   docker run --rm -p 5173:5173 \
-#     -e FERRET_SERVER_TOKEN="$(openssl rand -hex 24)" \
-#     -v ferret-data:/data -v "$PWD":/workspace \
-#     --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+#   export FERRET_SERVER_TOKEN=$(openssl rand -hex 24)
+#   docker run -d --name ferret -p 127.0.0.1:5173:5173 -e FERRET_SERVER_TOKEN \
+#     --user "$(id -u):$(id -g)" -v "$PWD":/workspace -v ferret-data:/data \
+#     --security-opt systempaths=unconfined --security-opt seccomp=unconfined \
 #     ferret
 #
-# FERRET_SERVER_TOKEN is REQUIRED: the default command binds 0.0.0.0, and ferret refuses to bind
-# a non-loopback address without a token (every route but GET /health then needs
+# Podman as root: the same command without `--security-opt seccomp=unconfined` (podman's default
+# seccomp profile already lets bwrap make its namespaces). Rootless podman: also
+# `--userns=keep-id:uid=10001,gid=10001` in place of `--user`, so the image's user is you.
+#
+# FERRET_SERVER_TOKEN is REQUIRED: the command binds 0.0.0.0, and ferret refuses to bind a
+# non-loopback address without a token (every route but GET /health then needs
 # `Authorization: Bearer $FERRET_SERVER_TOKEN`).
 #
-# Sandbox: commands run inside bubblewrap, which needs unprivileged user namespaces. Docker's
-# default seccomp profile (and AppArmor on Ubuntu hosts) blocks the clone/unshare calls bwrap
-# makes, so run with `--security-opt seccomp=unconfined` (plus `--security-opt apparmor=unconfined`
-# where AppArmor is on), or a seccomp profile that allows unshare(CLONE_NEWUSER). Without that,
-# commands fail with a bwrap error; `--sandbox danger-full-access` turns confinement off (the
-# container is then the only boundary).
+# User: uid 10001 by default, and any uid works. Run it as yourself (`--user "$(id -u):$(id -g)"`)
+# so that the agent can write the bind-mounted workspace (else: EACCES) and what it writes there is
+# yours. /data is writable by every uid (mode 1777, like /tmp); keep one uid per volume, since each
+# session's files belong to the uid that made them.
 #
-# Sessions default to the process cwd (/app, read-only for the ferret user): clients pass
-# `"cwd":"/workspace"` (or another mounted directory) in POST /session.
+# Sandbox: every command runs inside bubblewrap, which makes user, PID and network namespaces and
+# mounts a fresh /proc for its PID namespace. The kernel allows that mount only where the
+# container's /proc is fully visible, and container engines mask parts of it (/proc/kcore,
+# /proc/keys, /proc/timer_list, a read-only /proc/sys, ...): hence
+# `--security-opt systempaths=unconfined` (podman also takes the narrower `unmask=/proc/*`).
+# Without it every command fails with "bwrap: Can't mount proc on /newroot/proc: Operation not
+# permitted"; seccomp=unconfined alone does not help. Docker's default seccomp profile also
+# refuses the namespaces to a process without CAP_SYS_ADMIN ("bwrap: No permissions to create new
+# namespace"): hence seccomp=unconfined there. Where AppArmor is on, add
+# `--security-opt apparmor=unconfined` (its container profile refuses mounts; not measured). No capability is
+# added and the server is not root, so the unmasked /proc files stay as closed to it as to any
+# unprivileged user on a host. Without these options the alternative is no OS sandbox: give the
+# command in full with `--sandbox danger-full-access` (the container is then the only boundary).
+#
+# Sessions default to the process cwd (/app, read-only): clients pass `"cwd":"/workspace"` (or
+# another mounted directory) in POST /session.
 
-# ---- build: install with dev dependencies, type-check and bundle TypeScript, drop dev dependencies ----
+# ---- build: install with dev dependencies, bundle the CLI, drop dev dependencies ----
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -31,9 +48,10 @@ COPY package.json package-lock.json ./
 # not use (it loads the grammar's .wasm through web-tree-sitter), so no compiler is needed.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json rolldown.config.mjs ./
-COPY scripts/make-executable.mjs ./scripts/
+COPY scripts/build-cli.mjs scripts/make-executable.mjs ./scripts/
 COPY src ./src
-RUN npm run build \
+# Only the CLI: `npm run build` also bundles the VS Code extension, which is not in this image.
+RUN node scripts/build-cli.mjs \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 # ---- runtime: Node 20, bubblewrap, non-root user, state on a volume ----
@@ -45,7 +63,8 @@ RUN apt-get update \
  && groupadd --system --gid 10001 ferret \
  && useradd --system --uid 10001 --gid ferret --create-home --home-dir /home/ferret ferret \
  && mkdir -p /data /workspace \
- && chown ferret:ferret /data /workspace
+ && chown ferret:ferret /data /workspace \
+ && chmod 1777 /data
 ENV NODE_ENV=production \
     CHIMERA_HOME=/data
 WORKDIR /app

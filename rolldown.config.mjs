@@ -12,6 +12,7 @@ const external = Object.keys(pkg.dependencies).filter((d) => !BUNDLED.has(d));
 export default defineConfig({
   input: { main: 'src/cli/main.ts' },
   platform: 'node',
+  logLevel: 'warn',
   external: (id) => id.startsWith('node:') || external.some((d) => id === d || id.startsWith(`${d}/`)),
   output: {
     dir: 'dist/cli',

@@ -35,8 +35,8 @@ export const BWRAP_INSTALL_HINT =
 
 const USERNS_HINT =
   'bwrap needs user namespaces: check sysctl user.max_user_namespaces > 0 (and kernel.unprivileged_userns_clone=1 on ' +
-  'older Debian, the bwrap AppArmor profile on Ubuntu 24.04+); inside Docker the default seccomp/AppArmor profiles ' +
-  'block them (--security-opt seccomp=unconfined --security-opt apparmor=unconfined), or use danger-full-access ' +
+  'older Debian, the bwrap AppArmor profile on Ubuntu 24.04+); inside a container run it with --security-opt systempaths=unconfined (bwrap mounts a fresh /proc), ' +
+  'plus seccomp=unconfined on Docker and apparmor=unconfined where AppArmor is on, or use danger-full-access ' +
   'inside an outer sandbox';
 
 // Commands get an allowlisted environment, never the server's: a denylist always misses one

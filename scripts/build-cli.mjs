@@ -1,0 +1,14 @@
+// Bundles the CLI (rolldown.config.mjs: src/cli/main.ts → dist/cli/) and marks the bin executable.
+// rolldown's API, not its CLI: the CLI lists every chunk and map with its size on each build,
+// which only buries the one line that matters when a build fails or warns.
+import { build } from 'rolldown';
+import config from '../rolldown.config.mjs';
+
+try {
+  await build(config);
+} catch (err) {
+  // The message is rolldown's own report (every error with its source excerpt); no stack.
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}
+await import('./make-executable.mjs');

@@ -43,12 +43,20 @@ function readScript(path: string): string {
     throw new FerretError('invalid_params', `scripted model file ${path}: cannot open it (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { field: 'model' });
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new FerretError('invalid_params', `scripted model file ${path}: not a regular file`, { field: 'model' });
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new FerretError('invalid_params', `scripted model file ${path}: not a regular file`, { field: 'model' });
+    if (st.size > MAX_SCRIPT_BYTES) throw new FerretError('invalid_params', `scripted model file ${path}: larger than ${MAX_SCRIPT_BYTES} bytes`, { field: 'model' });
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
       const buf = Buffer.allocUnsafe(64 * 1024);
-      const n = readSync(fd, buf, 0, buf.length, null);
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, null);
+      } catch (err) {
+        // A "regular" file the kernel will not read (/proc/self/mem): an answer, not a 500.
+        throw new FerretError('invalid_params', `scripted model file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { field: 'model' });
+      }
       if (n === 0) break;
       total += n;
       if (total > MAX_SCRIPT_BYTES) throw new FerretError('invalid_params', `scripted model file ${path}: larger than ${MAX_SCRIPT_BYTES} bytes`, { field: 'model' });

@@ -109,9 +109,11 @@ export class SessionManager {
       out.push(m);
     };
     // The current model is always listed (a picker shows its value), even "none"; the default only when it can run.
-    if (current) add({ id: current, name: current === NO_MODEL ? 'none (no model configured)' : modelName(current) });
-    if (this.defaults.model !== NO_MODEL) add({ id: this.defaults.model, name: modelName(this.defaults.model) });
-    for (const m of this.deps.catalog.models()) add(m);
+    const catalog = this.deps.catalog.models();
+    const named = (id: string) => catalog.find((m) => m.id === id) ?? { id, name: id === NO_MODEL ? 'none (no model configured)' : modelName(id) };
+    if (current) add(named(current));
+    if (this.defaults.model !== NO_MODEL) add(named(this.defaults.model));
+    for (const m of catalog) add(m);
     return out;
   }
 

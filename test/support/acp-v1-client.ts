@@ -41,6 +41,37 @@ const REQUEST_DEF: Record<string, string> = {
   'fs/write_text_file': 'WriteTextFileRequest',
 };
 
+/**
+ * Every schema violation in the messages ferret sent (`inbound`, in arrival order), as readable
+ * lines (empty = all valid); `sent` maps this client's request ids to their methods, to pick the
+ * result definition of each answer.
+ */
+export function v1SchemaErrors(inbound: readonly Msg[], sent: ReadonlyMap<string | number, string>): string[] {
+  const errors: string[] = [];
+  for (const m of inbound) {
+    const where = JSON.stringify(m).slice(0, 300);
+    if (m['jsonrpc'] !== '2.0') errors.push(`not JSON-RPC 2.0: ${where}`);
+    let check: ReturnType<typeof def> | undefined;
+    let value: unknown;
+    if ('method' in m) {
+      const method = String(m['method']);
+      const notification = method === 'session/update' ? 'SessionNotification' : method === '$/cancel_request' ? 'CancelRequestNotification' : undefined;
+      const name = 'id' in m ? REQUEST_DEF[method] : notification;
+      if (!name && !method.startsWith('_')) errors.push(`unexpected ${'id' in m ? 'request' : 'notification'} ${method}`);
+      if (name) [check, value] = [def(name), m['params']];
+    } else if ('error' in m) {
+      [check, value] = [def('Error'), m['error']];
+    } else {
+      const method = sent.get(m['id']);
+      if (m['result'] === null || m['result'] === undefined) errors.push(`null result for ${method}: ${where}`);
+      const name = method ? RESULT_DEF[method] : undefined;
+      if (name) [check, value] = [def(name), m['result']];
+    }
+    if (check && !check(value)) errors.push(`${ajv.errorsText(check.errors)}: ${where}`);
+  }
+  return errors;
+}
+
 /** 'hold' leaves the prompt open until ferret withdraws it with `$/cancel_request`. */
 export type PermissionPolicy = (p: acp.RequestPermissionRequest) => 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | 'cancelled' | 'hold';
 
@@ -55,10 +86,14 @@ export class V1Client {
   readonly updates: acp.SessionNotification[] = [];
   readonly permissions: acp.RequestPermissionRequest[] = [];
   readonly fsWrites: string[] = [];
+  /** Paths ferret asked to read through the editor (`fs/read_text_file`), in order. */
+  readonly fsReads: string[] = [];
   readonly agent: acp.ClientContext;
   private readonly conn: acp.ClientConnection;
   private readonly sent = new Map<string | number, string>();
   permissionPolicy: PermissionPolicy = () => 'allow_once';
+  /** How this editor answers `fs/read_text_file` (default: the file on disk); a test may make it never answer. */
+  readText: (path: string, signal: AbortSignal) => Promise<string> = (path) => readFile(path, 'utf8');
 
   constructor(args: string[], env: NodeJS.ProcessEnv) {
     this.child = spawnFerret(args, { env });
@@ -82,7 +117,10 @@ export class V1Client {
         if (kind === 'cancelled' || kind === 'hold') return { outcome: { outcome: 'cancelled' } };
         return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
       })
-      .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => ({ content: await readFile(params.path, 'utf8') }))
+      .onRequest(acp.methods.client.fs.readTextFile, async ({ params, signal }) => {
+        this.fsReads.push(params.path);
+        return { content: await this.readText(params.path, signal) };
+      })
       .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
         this.fsWrites.push(params.path);
         await mkdir(dirname(params.path), { recursive: true });
@@ -111,29 +149,7 @@ export class V1Client {
 
   /** Every schema violation in what ferret sent so far, as readable lines (empty = all valid). */
   schemaErrors(): string[] {
-    const errors: string[] = [];
-    for (const m of this.inbound) {
-      const where = JSON.stringify(m).slice(0, 300);
-      if (m['jsonrpc'] !== '2.0') errors.push(`not JSON-RPC 2.0: ${where}`);
-      let check: ReturnType<typeof def> | undefined;
-      let value: unknown;
-      if ('method' in m) {
-        const method = String(m['method']);
-        const notification = method === 'session/update' ? 'SessionNotification' : method === '$/cancel_request' ? 'CancelRequestNotification' : undefined;
-        const name = 'id' in m ? REQUEST_DEF[method] : notification;
-        if (!name && !method.startsWith('_')) errors.push(`unexpected ${'id' in m ? 'request' : 'notification'} ${method}`);
-        if (name) [check, value] = [def(name), m['params']];
-      } else if ('error' in m) {
-        [check, value] = [def('Error'), m['error']];
-      } else {
-        const method = this.sent.get(m['id']);
-        if (m['result'] === null || m['result'] === undefined) errors.push(`null result for ${method}: ${where}`);
-        const name = method ? RESULT_DEF[method] : undefined;
-        if (name) [check, value] = [def(name), m['result']];
-      }
-      if (check && !check(value)) errors.push(`${ajv.errorsText(check.errors)}: ${where}`);
-    }
-    return errors;
+    return v1SchemaErrors(this.inbound, this.sent);
   }
 
   /** With --http (and FERRET_LOG_LEVEL=info): the bound URL from the "listening" log line. */

@@ -24,7 +24,8 @@ export function decisionOf(r: unknown): Decision {
 export function permissionRequest(sessionId: string, d: EventData<'permission_requested'>): RequestPermissionRequest {
   return {
     sessionId,
-    toolCall: { toolCallId: d.callId, status: 'pending' },
+    // The call's name and arguments too: clients that do not look the id up still show what is asked.
+    toolCall: { toolCallId: d.callId, status: 'pending', title: d.tool, rawInput: d.args },
     options: OPTIONS,
     _meta: { [META_NS]: { requestId: d.requestId, tool: d.tool, risk: d.risk, reason: d.reason, ...(d.rule ? { rule: d.rule } : {}) } },
   };

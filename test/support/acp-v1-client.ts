@@ -73,6 +73,27 @@ export function v1SchemaErrors(inbound: readonly Msg[], sent: ReadonlyMap<string
 }
 
 /** 'hold' leaves the prompt open until ferret withdraws it with `$/cancel_request`. */
+/** Taps an SDK message stream: every inbound message is recorded, every outbound request's method remembered (for the schema check). */
+export function tapStream(raw: acp.Stream, inbound: Msg[], sent: Map<string | number, string>): acp.Stream {
+  const readable = raw.readable.pipeThrough(new TransformStream<acp.AnyMessage, acp.AnyMessage>({ transform: (m, c) => (inbound.push(m as Msg), c.enqueue(m)) }));
+  const tap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+    transform: (m, c) => {
+      const o = m as Msg;
+      if ('method' in o && 'id' in o && o['id'] !== undefined) sent.set(o['id'], o['method']);
+      c.enqueue(m);
+    },
+  });
+  void tap.readable.pipeTo(raw.writable).catch(() => undefined);
+  return { readable, writable: tap.writable };
+}
+
+/** How a test editor answers session/request_permission under its policy ('hold' waits until ferret withdraws it). */
+export async function answerPermission(kind: ReturnType<PermissionPolicy>, params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+  if (kind === 'hold') await new Promise((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true })));
+  if (kind === 'cancelled' || kind === 'hold') return { outcome: { outcome: 'cancelled' } };
+  return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
+}
+
 export type PermissionPolicy = (p: acp.RequestPermissionRequest) => 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | 'cancelled' | 'hold';
 
 /**
@@ -99,23 +120,12 @@ export class V1Client {
     this.child = spawnFerret(args, { env });
     this.log = new StderrLog(this.child.stderr);
     const raw = acp.ndJsonStream(Writable.toWeb(this.child.stdin), Readable.toWeb(this.child.stdout) as ReadableStream<Uint8Array>);
-    const readable = raw.readable.pipeThrough(new TransformStream<acp.AnyMessage, acp.AnyMessage>({ transform: (m, c) => (this.inbound.push(m as Msg), c.enqueue(m)) }));
-    const tap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
-      transform: (m, c) => {
-        const o = m as Msg;
-        if ('method' in o && 'id' in o && o['id'] !== undefined) this.sent.set(o['id'], o['method']);
-        c.enqueue(m);
-      },
-    });
-    void tap.readable.pipeTo(raw.writable).catch(() => undefined);
+    const tapped = tapStream(raw, this.inbound, this.sent);
     const app = acp
       .client({ name: 'ferret-e2e' })
       .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
         this.permissions.push(params);
-        const kind = this.permissionPolicy(params);
-        if (kind === 'hold') await new Promise((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true })));
-        if (kind === 'cancelled' || kind === 'hold') return { outcome: { outcome: 'cancelled' } };
-        return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
+        return answerPermission(this.permissionPolicy(params), params, signal);
       })
       .onRequest(acp.methods.client.fs.readTextFile, async ({ params, signal }) => {
         this.fsReads.push(params.path);
@@ -129,7 +139,7 @@ export class V1Client {
       })
       .onNotification(acp.methods.client.session.update, ({ params }) => void this.updates.push(params))
       .onNotification('*', () => {});
-    this.conn = app.connect({ readable, writable: tap.writable });
+    this.conn = app.connect(tapped);
     this.agent = this.conn.agent;
   }
 

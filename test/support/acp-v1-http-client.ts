@@ -2,7 +2,7 @@
 // createHttpStream), recording and schema-checking what ferret sends like V1Client does on stdio.
 import * as acp from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
-import { v1SchemaErrors, type PermissionPolicy } from './acp-v1-client.js';
+import { answerPermission, tapStream, v1SchemaErrors, type PermissionPolicy } from './acp-v1-client.js';
 
 type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -18,27 +18,16 @@ export class V1HttpClient {
   /** `url` is the server's base URL; the ACP endpoint is `${url}/acp`. */
   constructor(url: string, { headers }: { headers?: Record<string, string> } = {}) {
     const raw = createHttpStream(`${url}/acp`, headers ? { headers } : {});
-    const readable = raw.readable.pipeThrough(new TransformStream<acp.AnyMessage, acp.AnyMessage>({ transform: (m, c) => (this.inbound.push(m as Msg), c.enqueue(m)) }));
-    const tap = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
-      transform: (m, c) => {
-        const o = m as Msg;
-        if ('method' in o && 'id' in o && o['id'] !== undefined) this.sent.set(o['id'], o['method']);
-        c.enqueue(m);
-      },
-    });
-    void tap.readable.pipeTo(raw.writable).catch(() => undefined);
+    const tapped = tapStream(raw, this.inbound, this.sent);
     const app = acp
       .client({ name: 'ferret-e2e-http' })
       .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
         this.permissions.push(params);
-        const kind = this.permissionPolicy(params);
-        if (kind === 'hold') await new Promise((r) => (signal.aborted ? r(undefined) : signal.addEventListener('abort', r, { once: true })));
-        if (kind === 'cancelled' || kind === 'hold') return { outcome: { outcome: 'cancelled' } };
-        return { outcome: { outcome: 'selected', optionId: params.options.find((o) => o.kind === kind)!.optionId } };
+        return answerPermission(this.permissionPolicy(params), params, signal);
       })
       .onNotification(acp.methods.client.session.update, ({ params }) => void this.updates.push(params))
       .onNotification('*', () => {});
-    this.conn = app.connect({ readable, writable: tap.writable });
+    this.conn = app.connect(tapped);
     this.agent = this.conn.agent;
   }
 

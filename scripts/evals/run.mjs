@@ -3,7 +3,8 @@
 // in scripts/evals/tasks/*.json in its own temp workspace while following the session's SSE
 // stream, checks the outcome and prints one row a task: pass/fail, cost, duration.
 // Exit code 0 only when every task passes. See scripts/evals/README.md.
-// The clients (spawn, stderr, HTTP, SSE) are the shared ones in test/support/*.mjs.
+// It talks to ferret only through the typed client (clients/typescript: typed calls, an SSE
+// iterator that resumes and deduplicates); spawning and temp folders are test/support/*.mjs.
 //
 //   node scripts/evals/run.mjs [--tasks DIR] [--work-dir DIR] [--only NAME[,NAME]] [--bin PATH] [--keep] [--json FILE]
 import process from 'node:process';
@@ -12,10 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, listeningUrl } from '../../test/support/http.mjs';
+import { createFerretClient } from '../../clients/typescript/src/index.mjs';
+import { listeningUrl } from '../../test/support/http.mjs';
 import { scratchRoot } from '../../test/support/scratch.mjs';
 import { CHIMERA, exitOnSignals, spawnFerret, stopChild } from '../../test/support/spawn.mjs';
-import { SseClient } from '../../test/support/sse.mjs';
 import { StderrLog } from '../../test/support/stderr-log.mjs';
 import { removeDir, tempDir } from '../../test/support/temp.mjs';
 
@@ -64,22 +65,50 @@ async function startServer(bin, home, token) {
   return { url, stop: () => stopChild(child, 'SIGTERM'), stderr: () => log.text };
 }
 
-/** The harness's one HTTP policy: any non-2xx answer fails the task, quoting the body. */
-async function call(ctx, method, path, body) {
-  const r = await api(ctx.url, method, path, body, ctx.token);
-  if (r.status < 200 || r.status > 299) throw new Error(`${method} ${path}: HTTP ${r.status} ${r.text}`);
-  return r.body;
-}
-
-/** Follows GET /session/:id/events; resolves once the stream is live, so nothing after it is missed. */
-async function followEvents(ctx, sessionId) {
-  const sse = new SseClient(ctx.url, `/session/${sessionId}/events`, { token: ctx.token });
-  const status = await sse.opened;
-  if (status !== 200) {
-    sse.close();
-    throw new Error(`GET /session/${sessionId}/events: HTTP ${status}`);
-  }
-  return sse;
+/**
+ * Follows GET /session/:id/events with the typed client's iterator (it reconnects with
+ * Last-Event-ID and never repeats a frame); resolves once the stream is live, so nothing after
+ * it is missed. `frames` fills as they come; `result(turnId, ms)` waits for that turn's result.
+ */
+async function followEvents(client, sessionId) {
+  const stream = client.events(sessionId, { retryMs: 200 });
+  await stream.opened; // a FerretHttpError (404, 401) when it cannot open
+  const frames = [];
+  const waiters = new Set();
+  let failed;
+  const settle = () => {
+    for (const w of waiters) w();
+  };
+  void (async () => {
+    try {
+      for await (const f of stream) {
+        frames.push(f);
+        settle();
+      }
+    } catch (e) {
+      failed = e;
+      settle();
+    }
+  })();
+  const result = (turnId, timeoutMs) =>
+    new Promise((resolve, reject) => {
+      let t;
+      const check = () => {
+        const r = frames.find((f) => f.event === 'result' && f.data.turnId === turnId);
+        if (!r && !failed) return;
+        clearTimeout(t);
+        waiters.delete(check);
+        if (r) resolve(r.data);
+        else reject(failed);
+      };
+      t = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`turn did not end within ${timeoutMs} ms (no result frame on the stream)`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  return { frames, result, close: () => stream.close() };
 }
 
 // ---------------------------------------------------------------- tasks
@@ -176,16 +205,16 @@ async function runTask(task, ctx) {
   const failures = [];
   let events;
   try {
-    const s = await call(ctx, 'POST', '/session', { cwd: ws, model: `scripted:${modelPath}`, ...(task.approval ? { approval: task.approval } : {}) });
-    events = await followEvents(ctx, s.sessionId);
+    // Any non-2xx answer throws a FerretHttpError naming the call, status and error code: the task fails with it.
+    const s = await ctx.client.createSession({ cwd: ws, model: `scripted:${modelPath}`, ...(task.approval ? { approval: task.approval } : {}) });
+    events = await followEvents(ctx.client, s.sessionId);
     run.frames = events.frames;
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`turn did not end within ${task.timeoutMs ?? ctx.timeoutMs} ms`)), task.timeoutMs ?? ctx.timeoutMs).unref());
-    run.answer = await Promise.race([call(ctx, 'POST', `/session/${s.sessionId}/message`, { text: task.prompt }), timeout]);
-    // The message answer and the stream's `result` frame are separate paths: wait for the stream to catch up.
-    const caughtUp = await events.waitFor((frames) => frames.some((f) => f.event === 'result' && f.data.turnId === run.answer.turnId), 5000).then(() => true, () => false);
-    if (!caughtUp) failures.push('the SSE stream sent no result frame for the turn');
+    // ?wait=false: the turn is followed on the stream, whose `result` frame is the answer (no
+    // request is held open for the whole turn, however long a real model takes).
+    const { turnId } = await ctx.client.sendMessage(s.sessionId, task.prompt, { wait: false });
+    run.answer = await events.result(turnId, task.timeoutMs ?? ctx.timeoutMs);
     const costs = events.frames.filter((f) => f.event === 'loop_event' && f.data.kind === 'cost_update');
-    const state = await call(ctx, 'GET', `/session/${s.sessionId}`);
+    const state = await ctx.client.getSession(s.sessionId);
     run.costUsd = costs.length ? costs[costs.length - 1].data.total_usd : (state.costUsd ?? 0);
     if (costs.length && Math.abs(run.costUsd - state.costUsd) > 1e-9) failures.push(`cost_update says $${run.costUsd} but the session state says $${state.costUsd}`);
     for (const c of task.checks) {
@@ -224,8 +253,8 @@ async function main() {
   const server = await startServer(opts.bin, home, token);
   const results = [];
   try {
-    const ctx = { url: server.url, token, keep: opts.keep, timeoutMs: opts.timeoutMs, workDir: opts.workDir };
-    await call(ctx, 'GET', '/health');
+    const ctx = { client: createFerretClient({ baseUrl: server.url, token }), keep: opts.keep, timeoutMs: opts.timeoutMs, workDir: opts.workDir };
+    await ctx.client.health();
     for (const task of tasks) results.push(await runTask(task, ctx));
   } finally {
     const code = await server.stop();

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createFerretClient, type FerretApiClient, type FerretEventStream, type SseFrame as TypedFrame } from '../../clients/typescript/src/index.mjs';
 import type { FerretClient } from '../support/ferret-client.mjs';
-import { api } from '../support/http.mjs';
 import { ferretPerTest } from '../support/per-test.js';
 import { SseClient, type SseFrame } from '../support/sse.mjs';
 import { writeScript } from '../support/temp.mjs';
@@ -26,49 +26,63 @@ const slowChunks = (n: number, delayMs: number, size = 8) => ({
 const isResult = (fs: SseFrame[]) => fs.some((f) => f.event === 'result');
 const key = (f: SseFrame) => `${f.id}|${f.event}|${JSON.stringify(f.data)}`;
 
+/** Collects a typed stream's frames until its first result frame (plus `lingerMs` more, for heartbeats). */
+async function untilResult(stream: FerretEventStream, lingerMs = 0): Promise<TypedFrame[]> {
+  const frames: TypedFrame[] = [];
+  for await (const f of stream) {
+    frames.push(f);
+    if (f.event === 'result') {
+      if (!lingerMs) break;
+      setTimeout(() => stream.close(), lingerMs);
+    }
+  }
+  return frames;
+}
+
 describe('SSE events', () => {
   const { env, startHttp } = ferretPerTest();
   let proc: FerretClient | undefined;
   let url: string;
+  let ferret: FerretApiClient;
   const start = async (script: unknown, extra: string[] = [], envExtra: NodeJS.ProcessEnv = {}) => {
     const model = writeScript(env.home, 'model.json', script);
     ({ proc, url } = await startHttp(['--model', `scripted:${model}`, '--approval', 'full-auto', ...extra], {
       FERRET_SERVER_TOKEN: TOKEN,
       ...envExtra,
     }));
-    const s = await api(url, 'POST', '/session', {}, TOKEN);
-    return s.body['sessionId'] as string;
+    ferret = createFerretClient({ baseUrl: url, token: TOKEN });
+    return (await ferret.createSession({})).sessionId;
   };
 
   it('a curl-style turn: progress/step → code/diff → progress/step, terminal/output, loop_events, one result', async () => {
     const id = await start(WRITE_AND_RUN, [], { FERRET_SSE_HEARTBEAT_MS: '100' });
-    const sse = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
-    expect(await sse.opened).toBe(200);
-    const reply = await api(url, 'POST', `/session/${id}/message`, { text: 'make hello.py and run it' }, TOKEN);
-    expect(reply.body).toMatchObject({ stopReason: 'end_turn', message: { text: 'Done.' } });
-    await sse.waitFor(isResult);
-    await new Promise((r) => setTimeout(r, 250));
+    const sse = ferret.events(id);
+    await sse.opened;
+    const collecting = untilResult(sse, 250); // and 250 ms more: heartbeats on the idle stream
+    const reply = await ferret.sendMessage(id, 'make hello.py and run it');
+    expect(reply).toMatchObject({ stopReason: 'end_turn', message: { text: 'Done.' } });
+    const fs = await collecting;
     expect(sse.comments).toBeGreaterThan(0); // heartbeats on the idle stream
 
-    const fs = sse.frames;
     const ide = fs.filter((f) => f.event !== 'loop_event' && f.event !== 'result');
-    const shape = ide.map((f) => `${f.event}${f.data['phase'] ? `:${f.data['phase']}` : ''}`);
+    const shape = ide.map((f) => `${f.event}${f.event === 'progress/step' ? `:${f.data.phase}` : ''}`);
     // ide.md's ordering: tool_call step, then what it brackets, then the response step.
     expect(shape.join(' ')).toMatch(/^progress\/step:tool_call code\/diff progress\/step:response progress\/step:tool_call( terminal\/output)+ progress\/step:response$/);
-    for (const f of ide) expect(f.data['sessionUpdate']).toBe(f.event);
-    const diff = ide[1]!.data;
-    expect(diff).toMatchObject({ sessionUpdate: 'code/diff', path: join(env.ws, 'hello.py'), changeKind: 'add' });
-    expect(diff['unifiedDiff']).toContain("+print('hi')");
+    for (const f of ide) expect(f.data.sessionUpdate).toBe(f.event);
+    const diff = ide[1]!;
+    expect(diff.data).toMatchObject({ sessionUpdate: 'code/diff', path: join(env.ws, 'hello.py'), changeKind: 'add' });
+    expect(diff.event === 'code/diff' && diff.data.unifiedDiff).toContain("+print('hi')");
     expect(ide[0]!.data).toMatchObject({ step: 1, detail: 'write_file' });
     expect(ide[2]!.data).toMatchObject({ step: 2, detail: 'ok' });
-    const term = ide.filter((f) => f.event === 'terminal/output');
-    expect(term.map((f) => f.data['chunk']).join('')).toBe('hi\nthere\n');
-    expect(term.map((f) => f.data['sequence'])).toEqual(term.map((_, i) => i + 1));
-    expect(term[0]!.data).toMatchObject({ processId: ide[3]!.data['callId'], capReached: false });
+    const term = ide.flatMap((f) => (f.event === 'terminal/output' ? [f.data] : []));
+    expect(term.map((d) => d.chunk).join('')).toBe('hi\nthere\n');
+    expect(term.map((d) => d.sequence)).toEqual(term.map((_, i) => i + 1));
+    const step3 = ide[3]!;
+    expect(term[0]).toMatchObject({ processId: step3.event === 'progress/step' ? step3.data.callId : '(not a step)', capReached: false });
 
-    const loops = fs.filter((f) => f.event === 'loop_event').map((f) => f.data['kind']);
+    const loops = fs.flatMap((f) => (f.event === 'loop_event' ? [f.data.kind] : []));
     expect(loops).toEqual(expect.arrayContaining(['agent_message_chunk', 'tool_call_start', 'file_edit', 'tool_call_end', 'turn_end']));
-    expect(fs.filter((f) => f.event === 'result').map((f) => f.data)).toEqual([{ turnId: reply.body['turnId'], stopReason: 'end_turn', message: { role: 'assistant', text: 'Done.' } }]);
+    expect(fs.filter((f) => f.event === 'result').map((f) => f.data)).toEqual([{ turnId: reply.turnId, stopReason: 'end_turn', message: { role: 'assistant', text: 'Done.' } }]);
     expect(fs.at(-1)!.event).toBe('result');
     expect(new Set(fs.map((f) => f.id)).size).toBe(fs.length);
     sse.close();
@@ -76,11 +90,11 @@ describe('SSE events', () => {
 
   it('--ide-schema false: only loop_event and result', async () => {
     const id = await start(WRITE_AND_RUN, ['--ide-schema', 'false']);
-    const sse = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
+    const sse = ferret.events(id);
     await sse.opened;
-    await api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN);
-    await sse.waitFor(isResult);
-    expect(new Set(sse.frames.map((f) => f.event))).toEqual(new Set(['loop_event', 'result']));
+    const collecting = untilResult(sse);
+    await ferret.sendMessage(id, 'go');
+    expect(new Set((await collecting).map((f) => f.event))).toEqual(new Set(['loop_event', 'result']));
     sse.close();
   });
 
@@ -91,7 +105,7 @@ describe('SSE events', () => {
     const whole = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
     const cut = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
     await Promise.all([whole.opened, cut.opened]);
-    const turn = api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN);
+    const turn = ferret.sendMessage(id, 'go');
     await cut.waitFor((fs) => fs.length >= 25);
     cut.close();
     const firstPart = [...cut.frames];
@@ -119,10 +133,10 @@ describe('SSE events', () => {
     const paused = new SseClient(url, `/session/${id}/events`, { token: TOKEN, paused: true });
     await Promise.all([...readers, paused].map((r) => r.opened));
     const t0 = Date.now();
-    const reply = await api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN);
+    const reply = await ferret.sendMessage(id, 'go');
     await Promise.all(readers.map((r) => r.waitFor(isResult, 5000)));
     const took = Date.now() - t0;
-    expect(reply.body['stopReason']).toBe('end_turn');
+    expect(reply.stopReason).toBe('end_turn');
     expect(took).toBeLessThan(100 * 10 * 3); // ~1 s of scripted delay; a stall would blow this
     const n = readers[0]!.frames.length;
     for (const r of readers) expect(r.frames.length).toBe(n);
@@ -134,8 +148,8 @@ describe('SSE events', () => {
     const brisk = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
     const stalled = new SseClient(url, `/session/${id}/events`, { token: TOKEN, paused: true });
     await Promise.all([brisk.opened, stalled.opened]);
-    const reply = await api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN);
-    expect(reply.body['stopReason']).toBe('end_turn');
+    const reply = await ferret.sendMessage(id, 'go');
+    expect(reply.stopReason).toBe('end_turn');
     await brisk.waitFor(isResult);
     for (let i = 0; i < 100 && !proc!.stderr.includes('too slow'); i++) await new Promise((r) => setTimeout(r, 50));
     stalled.resume();
@@ -152,7 +166,7 @@ describe('SSE events', () => {
     const id = await start(slowChunks(200, 20));
     const sse = new SseClient(url, `/session/${id}/events`, { token: TOKEN });
     await sse.opened;
-    void api(url, 'POST', `/session/${id}/message`, { text: 'go' }, TOKEN).catch(() => undefined);
+    void ferret.sendMessage(id, 'go').catch(() => undefined);
     await sse.waitFor((fs) => fs.length >= 5);
     expect(await proc!.stop()).toBe(0);
     proc = undefined;

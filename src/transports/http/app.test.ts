@@ -105,12 +105,18 @@ describe('GET /health and GET /openapi.json', () => {
     expect(doc.security).toEqual([{ bearer: [] }]);
     const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
     expect(routes.sort()).toEqual([
+      'GET /auth/session',
       'GET /health',
+      'GET /models',
+      'GET /openapi.json',
       'GET /session',
       'GET /session/{id}',
       'GET /session/{id}/bridge',
       'GET /session/{id}/events',
+      'GET /session/{id}/prompts',
       'GET /session/{id}/sandbox',
+      'POST /auth/login',
+      'POST /auth/logout',
       'POST /session',
       'POST /session/{id}/approval',
       'POST /session/{id}/cancel',
@@ -246,7 +252,7 @@ describe('POST /session', () => {
 
   it('422 model_unavailable for an unknown model; 400 for a scripted file that is missing or malformed', async () => {
     expectError(await call('POST', '/session', { model: 'no-such-model' }), 422, 'model_unavailable', /^Unknown model "no-such-model"/);
-    expectError(await call('POST', '/session', { model: `scripted:${join(root, 'absent.json')}` }), 400, 'invalid_params', /^scripted model file .*absent\.json: ENOENT/);
+    expectError(await call('POST', '/session', { model: `scripted:${join(root, 'absent.json')}` }), 400, 'invalid_params', /^scripted model file .*absent\.json: cannot open it \(ENOENT\)/);
     const bad = script({ responses: [{ chunks: 'not an array' }] });
     expectError(await call('POST', '/session', { model: bad }), 400, 'invalid_params', /field responses\[0\]\.chunks: Invalid input: expected array/);
   });
@@ -263,7 +269,7 @@ describe('GET /session and GET /session/:id', () => {
     const mine = (list.json().sessions as Array<Record<string, unknown>>).find((s) => s['sessionId'] === id);
     expect(mine).toEqual({
       sessionId: id, cwd: ws, title: 'hi there', model: DEFAULT_MODEL, mode: 'code',
-      createdAt: expect.any(String), updatedAt: expect.any(String), costUsd: 0, status: 'idle', live: true,
+      createdAt: expect.any(String), updatedAt: expect.any(String), costUsd: 0, status: 'idle', live: true, approval: 'auto',
     });
 
     const detail = await call('GET', `/session/${id}`);
@@ -363,7 +369,7 @@ describe('the knobs', () => {
     expect((await call('POST', `/session/${id}/message`, { text: 'x' })).json().message.text).toBe('other model');
 
     expectError(await call('POST', `/session/${id}/model`, { model: 'no-such-model' }), 422, 'model_unavailable', /^Unknown model "no-such-model"/);
-    expectError(await call('POST', `/session/${id}/model`, { model: `scripted:${join(root, 'absent.json')}` }), 400, 'invalid_params', /absent\.json: ENOENT/);
+    expectError(await call('POST', `/session/${id}/model`, { model: `scripted:${join(root, 'absent.json')}` }), 400, 'invalid_params', /absent\.json: cannot open it \(ENOENT\)/);
     expectError(await call('POST', `/session/${id}/model`, { model: '' }), 400, 'invalid_params', /^model: /);
     expect(live(id).state.model).toBe(other);
   });

@@ -4,11 +4,14 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requestGuard } from './auth.js';
+import { BrowserSessions } from './browser-auth.js';
+import { consoleRoutes, loadConsoleFiles } from './console-static.js';
 import type { HttpContext, ZodApp } from './context.js';
 import { errorBody, sendError, httpErrorHandler } from './errors.js';
+import { authRoutes } from './routes-auth.js';
 import { controlRoutes } from './routes-control.js';
 import { sessionRoutes } from './routes-session.js';
-import { pruneUnusedSchemas } from './openapi-prune.js';
+import { optionalNullableBodies, pruneUnusedSchemas } from './openapi-prune.js';
 import { errors, guardErrors, Health, OpenApiDocument } from './schemas.js';
 import { eventRoutes } from './sse-route.js';
 import { FrameHubs } from './frame-hub.js';
@@ -24,6 +27,8 @@ export interface AppOptions extends HttpContext {
   requestTimeoutMs?: number;
   /** Plain Node handlers served at a path behind the same auth and Host checks (ACP over HTTP at /acp). */
   mounts?: HttpMount[];
+  /** The built web console (dist/console) to serve at /; none = GET / says it is not built. */
+  consoleDir?: string | undefined;
 }
 
 export interface HttpMount {
@@ -59,7 +64,10 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(httpErrorHandler);
   app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
-  app.addHook('onRequest', requestGuard({ token: opts.token, hosts: opts.hosts }));
+  const consoleFiles = opts.consoleDir ? loadConsoleFiles(opts.consoleDir) : undefined;
+  const browser = new BrowserSessions();
+  // Host, cross-site (every route, the /acp mount included) and auth checks: auth.ts, cross-site.ts.
+  app.addHook('onRequest', requestGuard({ token: opts.token, hosts: opts.hosts, browser, isPublic: (path) => consoleFiles?.has(path) ?? false }));
   const mounts = opts.mounts ?? [];
   if (mounts.length) {
     // After the guard: a mounted handler reads the raw request itself (its body, its SSE streams).
@@ -75,6 +83,13 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'http request');
   });
 
+  // Fastify reads the body of every POST (a body schema or not), so any POST can answer 413 and
+  // 415: the document says so for each (before @fastify/swagger reads the route schemas).
+  app.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (!response || ![route.method].flat().includes('POST')) return;
+    route.schema = { ...route.schema, response: { ...errors(413, 415), ...response } };
+  });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -83,7 +98,9 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
         description:
           'ferret sessions over HTTP+SSE: the same live sessions an editor drives over ACP on stdio. ' +
           'Every route but /health needs `Authorization: Bearer $FERRET_SERVER_TOKEN` when the server has a token ' +
-          '(a loopback server started without one accepts requests without it). Errors are always JSON: ' +
+          '(a loopback server started without one accepts requests without it). The web console at / logs in ' +
+          'instead (the auth routes: a cookie plus an X-Ferret-CSRF header). A browser request from another site ' +
+          '(Sec-Fetch-Site, Origin) without the Bearer token is refused with 403. Errors are always JSON: ' +
           '`{"error":{"code","message"}}` with `code` from the ErrorCode enum.',
         version: opts.version,
         license: { name: 'MIT', identifier: 'MIT' },
@@ -95,12 +112,13 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
         { name: 'settings', description: 'Mode, model, approval, sandbox' },
         { name: 'events', description: 'The live event stream (SSE)' },
         { name: 'server', description: 'Liveness and this document' },
+        { name: 'auth', description: "The web console's login (cookie + CSRF token); bots use the Bearer token" },
       ],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'FERRET_SERVER_TOKEN' } } },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: (doc) => pruneUnusedSchemas(jsonSchemaTransformObject(doc)),
+    transformObject: (doc) => optionalNullableBodies(pruneUnusedSchemas(jsonSchemaTransformObject(doc))),
   });
   await app.register(fastifySSE, { heartbeatInterval: opts.heartbeatMs });
 
@@ -113,6 +131,8 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
     schema: { operationId: 'openapi', tags: ['server'], summary: 'This OpenAPI document', response: { 200: OpenApiDocument, ...guardErrors } },
   }, async () => app.swagger() as { openapi: string });
   sessionRoutes(app, opts);
+  authRoutes(app, { token: opts.token, browser });
+  consoleRoutes(app, consoleFiles);
   controlRoutes(app, opts);
   eventRoutes(app, opts, subscribers, hubs);
   // SSE streams never end on their own: end them so close() does not wait for readers.

@@ -1,10 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BrowserSessions, cookieName, CSRF_HEADER, readCookie, sameSecret, type BrowserSession } from './browser-auth.js';
+import { crossSiteRefusal, SAFE_METHODS } from './cross-site.js';
 import { errorBody } from './errors.js';
 
-/** Routes anyone on the machine may call without the token. */
-const PUBLIC_ROUTES = new Set(['/health']);
+/** Routes anyone on the machine may call without the token (the login routes are still cross-site checked). */
+const PUBLIC_ROUTES = new Set(['/health', '/auth/session', '/auth/login']);
 
 /** True for addresses only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
@@ -33,20 +35,65 @@ export interface GuardOptions {
   token: string | undefined;
   /** undefined = any Host (non-loopback bind with a token). */
   hosts: () => Set<string> | undefined;
+  /** The web console's logins (cookie auth); none = Bearer only. */
+  browser?: BrowserSessions | undefined;
+  /** Paths anyone may GET without the token besides /health (the console's own files). */
+  isPublic?: ((path: string) => boolean) | undefined;
 }
 
-/** One onRequest hook: Host check on every route, then Bearer auth on all but the public ones. */
+/** How a request proved who it is: the Bearer token, a console login cookie, or nothing needed. */
+export type AuthVia = { via: 'bearer' } | { via: 'cookie'; session: BrowserSession; cookie: string } | { via: 'none' };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the guard for every request it lets through. */
+    ferretAuth?: AuthVia;
+  }
+}
+
+/** The console login a request's cookie names, if it is live. */
+export function cookieSession(req: FastifyRequest, browser: BrowserSessions | undefined): { session: BrowserSession; cookie: string } | undefined {
+  const cookie = browser ? readCookie(req.headers, cookieName(req.headers.host)) : undefined;
+  const session = cookie ? browser?.lookup(cookie) : undefined;
+  return session && cookie ? { session, cookie } : undefined;
+}
+
+/**
+ * One onRequest hook, in order: the Host check on every route; the cross-site check (cross-site.ts)
+ * on every request that does not carry the right Bearer token; then auth on all but the public
+ * routes: the Bearer token, or a console login cookie (plus its CSRF token on a state-changing
+ * request).
+ */
 export function requestGuard(opts: GuardOptions) {
+  const forbidden = async (reply: FastifyReply, message: string) => {
+    await reply.code(403).type('application/json').send(errorBody('forbidden', message));
+    return reply;
+  };
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const hosts = opts.hosts();
     const host = (req.headers.host ?? '').toLowerCase();
     if (hosts && !hosts.has(host)) {
-      await reply.code(403).type('application/json').send(errorBody('forbidden', `Host header "${host}" is not this server; use one of ${[...hosts].join(', ')}`));
-      return reply;
+      return forbidden(reply, `Host header "${host}" is not this server; use one of ${[...hosts].join(', ')}`);
+    }
+    // A browser never attaches a Bearer token by itself: a request with the right one is no forgery.
+    const bearer = opts.token !== undefined && tokenMatches(req.headers.authorization, opts.token);
+    if (!bearer) {
+      const refusal = crossSiteRefusal(req);
+      if (refusal) return forbidden(reply, refusal);
     }
     const path = req.url.split('?')[0] ?? '';
-    if (opts.token === undefined || PUBLIC_ROUTES.has(path)) return;
-    if (!tokenMatches(req.headers.authorization, opts.token)) {
+    const login = cookieSession(req, opts.browser);
+    if (bearer) req.ferretAuth = { via: 'bearer' };
+    else if (login) req.ferretAuth = { via: 'cookie', ...login };
+    else req.ferretAuth = { via: 'none' };
+    if (login && !bearer && !SAFE_METHODS.has(req.method)) {
+      const sent = req.headers[CSRF_HEADER];
+      if (typeof sent !== 'string' || !sameSecret(sent, login.session.csrf)) {
+        return forbidden(reply, `missing or wrong ${CSRF_HEADER} header: a request made with the console's login cookie must carry its CSRF token`);
+      }
+    }
+    if (opts.token === undefined || PUBLIC_ROUTES.has(path) || (SAFE_METHODS.has(req.method) && opts.isPublic?.(path))) return;
+    if (!bearer && !login) {
       await reply
         .code(401)
         .header('www-authenticate', 'Bearer')

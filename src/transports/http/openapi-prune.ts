@@ -28,3 +28,19 @@ export function pruneUnusedSchemas<D extends object>(doc: D): D {
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
   return { ...doc, components: { ...components, schemas: kept } };
 }
+
+/**
+ * A body schema that admits null (`.nullish()`) makes the body optional: the route takes no body
+ * at all. @fastify/swagger marks every requestBody required; say so in the document.
+ */
+export function optionalNullableBodies<D extends object>(doc: D): D {
+  const paths = (doc as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: { type?: unknown }[] } }> } }>> }).paths ?? {};
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      const body = op?.requestBody;
+      const schema = body?.content?.['application/json']?.schema;
+      if (body && schema?.anyOf?.some((s) => s.type === 'null')) body.required = false;
+    }
+  }
+  return doc;
+}

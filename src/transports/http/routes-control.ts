@@ -5,8 +5,10 @@ import {
   BridgeResult,
   bodyErrors,
   errors,
+  guardErrors,
   ModeBody,
   ModelBody,
+  ModelList,
   ModelResult,
   ModeResult,
   Ok,
@@ -16,9 +18,16 @@ import {
   sessionErrors,
 } from './schemas.js';
 
-/** The knobs of a live session: mode, model, approval, sandbox, permission answers, bridge. */
+/** The knobs of a live session: mode, model, approval, sandbox, permission answers, bridge; and the models to pick from. */
 export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
   const m = ctx.manager;
+
+  app.get('/models', {
+    schema: { operationId: 'listModels', tags: ['settings'], summary: 'The models a session can use now (the list the ACP model picker offers)', response: { 200: ModelList, ...guardErrors } },
+  }, async () => ({
+    default: m.defaults.model,
+    models: m.models().map((c) => ({ id: c.id, name: c.name, ...(c.description !== undefined ? { description: c.description } : {}) })),
+  }));
 
   app.post('/session/:id/mode', {
     schema: { operationId: 'setMode', tags: ['settings'], summary: 'Switch the agent mode', params: SessionParams, body: ModeBody, response: { 200: ModeResult, ...bodyErrors } },

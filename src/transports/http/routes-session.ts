@@ -7,6 +7,8 @@ import {
   MessageQuery,
   NewSessionBody,
   Ok,
+  PromptList,
+  PromptsQuery,
   SessionDescription,
   SessionDetail,
   SessionList,
@@ -34,7 +36,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
   });
 
   app.get('/session', { schema: { operationId: 'listSessions', tags: ['sessions'], summary: 'List sessions (live and on disk)', response: { 200: SessionList, ...guardErrors } } }, async () => ({
-    sessions: m.list(),
+    sessions: m.list().map((s) => (s.live ? { ...s, approval: m.get(s.sessionId).state.approval } : s)),
   }));
 
   app.get('/session/:id', {
@@ -53,6 +55,25 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
       createdAt: new Date(st.createdAt).toISOString(),
       updatedAt: new Date(st.updatedAt).toISOString(),
     };
+  });
+
+  app.get('/session/:id/prompts', {
+    schema: {
+      operationId: 'listPrompts',
+      tags: ['sessions'],
+      summary: "What the user said at each turn's start (the event stream carries the turns' output, not their prompts)",
+      params: SessionParams,
+      querystring: PromptsQuery,
+      response: { 200: PromptList, ...sessionErrors },
+    },
+  }, async (req) => {
+    const prompts: { seq: number; turnId: string; text: string; origin?: string }[] = [];
+    // subscribe(…, after) hands over the events after `after` synchronously, from memory or the log.
+    const off = m.get(req.params.id).subscribe((e) => {
+      if (e.type === 'turn_start' && e.seq > req.query.after) prompts.push({ seq: e.seq, turnId: e.data.turnId, text: e.data.text, ...(e.data.origin !== undefined ? { origin: e.data.origin } : {}) });
+    }, req.query.after);
+    off();
+    return { prompts };
   });
 
   app.post('/session/:id/message', {

@@ -38,7 +38,7 @@ export const NewSessionBody = named(
 );
 
 export const SessionDescription = named('SessionDescription', SessionDescriptionSchema);
-export const SessionSummary = named('SessionSummary', SessionSummarySchema);
+export const SessionSummary = named('SessionSummary', SessionSummarySchema.extend({ approval: ApprovalPresetSchema.optional().describe('The approval preset (live sessions only)') }));
 export const SessionList = named('SessionList', z.object({ sessions: z.array(SessionSummary) }));
 export const Usage = named('Usage', UsageSchema.required());
 
@@ -80,6 +80,38 @@ export const PermissionBody = named(
   z.object({ id: z.string().min(1).describe('The permission request id (permission_request.id on the stream)'), decision: DecisionSchema }).strict(),
 );
 export const BridgeResult = z.object({ attached: z.boolean() });
+export const ModelList = named(
+  'ModelList',
+  z.object({
+    default: z.string().describe("The server's default model (what a session gets when none is given)"),
+    models: z.array(z.object({ id: z.string().describe('What POST /session and POST /session/:id/model take'), name: z.string(), description: z.string().optional() })).describe('Every model that can run now, the default first: the list the ACP model picker offers'),
+  }),
+);
+export const PromptsQuery = z.object({
+  after: z.coerce.number().int().nonnegative().default(0).describe('Only prompts whose seq is greater (default 0: all)'),
+});
+export const PromptList = named(
+  'PromptList',
+  z.object({
+    prompts: z.array(
+      z.object({
+        seq: z.number().int().describe("The turn_start event's seq: it sorts before every frame of its turn"),
+        turnId: z.string(),
+        text: z.string().describe('What the user said (or the slash command)'),
+        origin: z.string().optional().describe('Who started the turn: http, acp:N, …'),
+      }),
+    ),
+  }),
+);
+export const AuthState = named(
+  'AuthState',
+  z.object({
+    tokenRequired: z.boolean().describe('The server has a token: a browser logs in with it first'),
+    authenticated: z.boolean().describe('This request may use the API (token, login cookie, or no token needed)'),
+    csrfToken: z.string().optional().describe('With a login cookie: send it as X-Ferret-CSRF on every POST'),
+  }),
+);
+export const LoginBody = named('Login', z.object({ token: z.string().min(1).max(4096).describe('FERRET_SERVER_TOKEN') }).strict());
 export const Health = named('Health', z.object({ ok: z.literal(true), version: z.string() }));
 export const OpenApiDocument = z.looseObject({ openapi: z.string() }).describe('This document');
 
@@ -89,7 +121,7 @@ export const ErrorBody = named('Error', z.object({ error: z.object({ code: Error
 const WHY: Record<number, string> = {
   400: 'Invalid input (error.code invalid_params); the message names the field',
   401: 'Missing or wrong bearer token (unauthorized)',
-  403: 'The Host header is not this server (forbidden): DNS-rebinding guard',
+  403: 'Refused (forbidden): the Host header is not this server (DNS-rebinding guard), a cross-site browser request, or a login cookie without its CSRF token',
   404: 'No such session, permission request or route',
   406: 'The Accept header does not allow text/event-stream (not_acceptable)',
   409: 'The session is busy with another turn, or the permission was already decided',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SandboxMode, SessionManager } from '../../core/index.js';
 import { buildApp, type HttpMount } from './app.js';
 import { allowedHosts, isLoopbackHost } from './auth.js';
+import { defaultConsoleDir } from './console-static.js';
 
 export interface HttpServerOptions {
   manager: SessionManager;
@@ -23,6 +24,8 @@ export interface HttpServerOptions {
   bodyLimit?: number;
   /** Handlers mounted behind the same auth (the CLI mounts ACP over HTTP at /acp). */
   mounts?: HttpMount[];
+  /** The built web console to serve at /; default dist/console beside the running bundle. */
+  consoleDir?: string;
 }
 
 export interface HttpServer {
@@ -44,6 +47,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     );
   }
   const allowed: { hosts?: Set<string> } = {};
+  const consoleDir = opts.consoleDir ?? defaultConsoleDir();
   const { app } = await buildApp({
     manager: opts.manager,
     logger: opts.logger,
@@ -59,12 +63,20 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     token: opts.token,
     hosts: () => allowed.hosts,
     ...(opts.mounts ? { mounts: opts.mounts } : {}),
+    consoleDir,
   });
   await app.listen({ host: opts.host, port: opts.port });
   const addr = app.server.address() as AddressInfo;
   // Loopback: only our own names (DNS-rebinding guard). Non-loopback with a token: any Host.
   if (loopback) allowed.hosts = allowedHosts(opts.host, addr.port);
   const shown = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  if (consoleDir) {
+    // A person opens this in a browser (docs/console.md); with a token set, the page asks for it.
+    // A wildcard bind is reachable on this machine's loopback address.
+    const where = addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address === '::' ? '[::1]' : shown;
+    const consoleUrl = `http://${where}:${addr.port}/`;
+    opts.logger.info({ url: consoleUrl }, `web console at ${consoleUrl}`);
+  }
   let closing: Promise<void> | undefined;
   return {
     url: `http://${shown}:${addr.port}`,

@@ -1,0 +1,343 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, errorText, FerretHttpError } from '../api.js';
+import { SessionStore } from '../session-store.js';
+import { openEventStream, type Connection } from '../stream.js';
+import { APPROVALS, MODES, type Approval, type Decision, type Mode, type ModelList, type Prompt, type SessionDetail } from '../types.js';
+import { TurnChart } from './chart.js';
+import { tokens, usd } from './format.js';
+import { usePolling, useSubscription } from './hooks.js';
+import { PermissionPrompt } from './permission-prompt.js';
+import { Transcript } from './transcript.js';
+
+const CONNECTION_TEXT: Record<Connection, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Disconnected: reconnecting…',
+  failed: 'Disconnected',
+};
+
+/** Fetches the prompts after the store's last one; calls made while one is in flight run once more after it. */
+function promptFetcher(id: string, store: () => SessionStore): () => void {
+  let inflight = false;
+  let again = false;
+  return () => {
+    if (inflight) {
+      again = true;
+      return;
+    }
+    inflight = true;
+    void (async () => {
+      try {
+        do {
+          again = false;
+          const r = await api<{ prompts: Prompt[] }>('GET', `/session/${encodeURIComponent(id)}/prompts?after=${store().promptSeq}`);
+          store().addPrompts(r.prompts);
+        } while (again);
+      } catch {
+        // The next turn (or the next reload) fetches them again.
+      } finally {
+        inflight = false;
+      }
+    })();
+  };
+}
+
+/** The permission requests this tab answered (kept across a reload of the tab; ids are no secret). */
+function answeredHere(sessionId: string): { has(id: string): boolean; add(id: string): void; delete(id: string): void } {
+  const key = `ferret.answered.${sessionId}`;
+  const read = (): string[] => {
+    try {
+      return JSON.parse(sessionStorage.getItem(key) ?? '[]') as string[];
+    } catch {
+      return [];
+    }
+  };
+  const ids = new Set(read());
+  const save = () => sessionStorage.setItem(key, JSON.stringify([...ids].slice(-200)));
+  return {
+    has: (id) => ids.has(id),
+    add: (id) => {
+      ids.add(id);
+      save();
+    },
+    delete: (id) => {
+      ids.delete(id);
+      save();
+    },
+  };
+}
+
+export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized: () => void }) {
+  const { store, fetchPrompts } = useMemo(() => {
+    const holder: { store?: SessionStore } = {};
+    const fetchPrompts = promptFetcher(id, () => holder.store!);
+    const store = (holder.store = new SessionStore(() => fetchPrompts()));
+    return { store, fetchPrompts };
+  }, [id]);
+  useSubscription(useCallback((fn: () => void) => store.subscribe(fn), [store]));
+  const [conn, setConn] = useState<{ c: Connection; why?: string }>({ c: 'connecting' });
+  const [detail, setDetail] = useState<SessionDetail | undefined>();
+  const [models, setModels] = useState<ModelList | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [gone, setGone] = useState<string | undefined>();
+  const mine = useMemo(() => answeredHere(id), [id]);
+
+  useEffect(() => {
+    fetchPrompts();
+    const h = openEventStream(
+      id,
+      (f) => {
+        if (f.event === 'loop_event') store.apply(f.data);
+      },
+      (c, e) => {
+        if (e instanceof FerretHttpError && e.status === 401) onUnauthorized();
+        if (e instanceof FerretHttpError && e.status === 404) setGone(e.serverMessage);
+        setConn({ c, ...(e !== undefined ? { why: errorText(e) } : {}) });
+      },
+    );
+    return () => h.close();
+  }, [id, store, fetchPrompts, onUnauthorized]);
+
+  const refresh = useCallback(async () => {
+    try {
+      setDetail(await api<SessionDetail>('GET', `/session/${encodeURIComponent(id)}`));
+    } catch (e) {
+      if (e instanceof FerretHttpError && e.status === 404) setGone(e.serverMessage);
+    }
+  }, [id]);
+  usePolling(refresh, 3000, [refresh]);
+  useEffect(() => {
+    api<ModelList>('GET', '/models').then(setModels, () => undefined);
+  }, []);
+
+  const path = `/session/${encodeURIComponent(id)}`;
+  const act = async (what: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await what();
+    } catch (e) {
+      setError(errorText(e));
+    }
+    void refresh();
+  };
+  const send = async (text: string): Promise<boolean> => {
+    setError(undefined);
+    try {
+      const r = await api<{ turnId: string }>('POST', `${path}/message?wait=false`, { text });
+      store.addPending(text, r.turnId);
+      fetchPrompts();
+      void refresh();
+      return true;
+    } catch (e) {
+      setError(e instanceof FerretHttpError && e.code === 'session_busy' ? 'A turn is running: stop it or wait for it to end.' : errorText(e));
+      return false;
+    }
+  };
+  const stop = () => act(() => api('POST', `${path}/cancel`));
+  const answer = async (permissionId: string, decision: Decision) => {
+    mine.add(permissionId);
+    try {
+      await api('POST', `${path}/permission`, { id: permissionId, decision });
+    } catch (e) {
+      mine.delete(permissionId);
+      // Someone else answered first: their permission_resolved is on its way and clears the prompt.
+      if (e instanceof FerretHttpError && (e.code === 'already_decided' || e.code === 'permission_not_found')) return;
+      throw e;
+    }
+  };
+
+  // The stream knows first; the polled detail only until the stream has said anything.
+  const running = store.lastSeq > 0 ? store.running : detail?.status === 'running';
+  useEffect(() => {
+    void refresh(); // a turn began or ended: the title, the cost and the settings may have changed
+  }, [store.running, refresh]);
+  const approval = store.approval ?? detail?.approval;
+  const costUsd = Math.max(store.usage.usd, detail?.costUsd ?? 0);
+  const pending = store.pending[0];
+  const modelOptions = useMemo(() => {
+    const list = models?.models ?? [];
+    const current = detail?.model;
+    return current && !list.some((m) => m.id === current) ? [{ id: current, name: current }, ...list] : list;
+  }, [models, detail?.model]);
+
+  if (gone) {
+    return (
+      <main id="main" class="page">
+        <h1>Session not found</h1>
+        <p>{gone}</p>
+        <p>
+          <a href="#/">Back to the sessions</a>
+        </p>
+      </main>
+    );
+  }
+
+  return (
+    <main id="main" class="session" data-session={id} data-running={running ? 'true' : 'false'}>
+      <div class="session-main">
+        <header class="session-head">
+          <div class="crumb">
+            <a href="#/">← All sessions</a>
+          </div>
+          <h1>{detail?.title ?? 'Session'}</h1>
+          <p class="sub">
+            <code>{detail?.cwd ?? ''}</code> · <span class="sid">{id}</span>
+          </p>
+          <div class="pills">
+            <span class={`pill ${running ? 'pill-running' : 'pill-idle'}`} data-status={running ? 'running' : 'idle'}>
+              {running ? 'running' : 'idle'}
+            </span>
+            <span class={`pill conn conn-${conn.c}`} role="status" data-connection={conn.c} title={conn.why}>
+              {CONNECTION_TEXT[conn.c]}
+            </span>
+            {conn.c === 'failed' && (
+              <button type="button" class="btn-small" onClick={() => location.reload()}>
+                Reconnect
+              </button>
+            )}
+          </div>
+        </header>
+        <Scroller version={store.version}>
+          <Transcript store={store} mine={(pid) => mine.has(pid)} />
+        </Scroller>
+        {pending && <PermissionPrompt p={pending} more={store.pending.length - 1} answer={answer} />}
+        {error && (
+          <p class="error banner" role="alert">
+            {error}
+          </p>
+        )}
+        <Composer running={running} send={send} stop={stop} />
+      </div>
+      <aside class="side" aria-label="Session settings and usage">
+        <h2>Settings</h2>
+        <label class="field">
+          <span>Mode</span>
+          <select value={detail?.mode ?? ''} onChange={(e) => void act(() => api('POST', `${path}/mode`, { mode: e.currentTarget.value as Mode }))}>
+            {MODES.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span>Model</span>
+          <select value={detail?.model ?? ''} onChange={(e) => void act(() => api('POST', `${path}/model`, { model: e.currentTarget.value }))}>
+            {modelOptions.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="field">
+          <span>Approval</span>
+          <select value={approval ?? ''} onChange={(e) => void act(() => api('POST', `${path}/approval`, { preset: e.currentTarget.value as Approval }))}>
+            {APPROVALS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <h2>Usage</h2>
+        <dl class="usage">
+          <dt>Cost</dt>
+          <dd data-cost>{usd(costUsd)}</dd>
+          <dt>Tokens</dt>
+          <dd>
+            {tokens(store.usage.input + store.usage.cache)} in · {tokens(store.usage.output + store.usage.reasoning)} out
+          </dd>
+          <dt>Context</dt>
+          <dd>
+            {store.contextWindow && store.contextUsed !== undefined ? (
+              <>
+                <meter min={0} max={store.contextWindow} value={store.contextUsed} aria-label="Context used" />{' '}
+                {Math.round((100 * store.contextUsed) / store.contextWindow)}% of {tokens(store.contextWindow)}
+              </>
+            ) : store.contextUsed !== undefined ? (
+              `${tokens(store.contextUsed)} tokens`
+            ) : (
+              '—'
+            )}
+          </dd>
+          <dt>Turns</dt>
+          <dd>{store.turns.length}</dd>
+        </dl>
+        <TurnChart turns={store.turns} />
+      </aside>
+    </main>
+  );
+}
+
+/** The transcript's scroll box: it follows new output while the reader is at the bottom. */
+function Scroller({ version, children }: { version: number; children: ComponentChildren }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [version]);
+  return (
+    <div
+      class="scroller"
+      ref={ref}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
+      {children}
+    </div>
+  );
+}
+
+function Composer({ running, send, stop }: { running: boolean; send: (text: string) => Promise<boolean>; stop: () => Promise<void> }) {
+  const [text, setText] = useState('');
+  const [sending, setSending] = useState(false);
+  const submit = async () => {
+    const t = text.trim();
+    if (!t || sending || running) return;
+    setSending(true);
+    if (await send(t)) setText('');
+    setSending(false);
+  };
+  return (
+    <form
+      class="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <label for="composer-text" class="sr-only">
+        Message
+      </label>
+      <textarea
+        id="composer-text"
+        rows={3}
+        placeholder={running ? 'A turn is running… (Esc stops it)' : 'Say what to do (Enter sends, Shift+Enter is a new line; /status and the other slash commands work)'}
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            void submit();
+          } else if (e.key === 'Escape' && running) {
+            e.preventDefault();
+            void stop();
+          }
+        }}
+      />
+      <div class="composer-actions">
+        <button type="submit" class="btn btn-primary" disabled={sending || running || text.trim() === ''}>
+          Send
+        </button>
+        <button type="button" class="btn btn-stop" disabled={!running} onClick={() => void stop()}>
+          Stop
+        </button>
+      </div>
+    </form>
+  );
+}

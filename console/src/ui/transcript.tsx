@@ -1,0 +1,83 @@
+import type { Item, SessionStore } from '../session-store.js';
+import { DiffView } from './diff-view.js';
+import { Markdown } from './markdown-view.js';
+import { PermissionNote, ToolCard } from './tool-card.js';
+
+const STOP_TEXT = { end_turn: '', cancelled: 'Stopped.', max_steps: 'Stopped: the step limit was reached.', error: 'The turn failed.' } as const;
+
+function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: string) => boolean }) {
+  const waiting = (id: string) => store.pending.some((p) => p.id === id);
+  switch (it.kind) {
+    case 'user':
+      return (
+        <div class={`msg msg-user${it.pending ? ' is-pending' : ''}`} data-seq={it.pending ? undefined : it.seq}>
+          <div class="who">{it.origin && it.origin !== 'http' && it.origin !== 'this console' ? `You (${it.origin.startsWith('acp') ? 'editor' : it.origin})` : 'You'}</div>
+          <div class="bubble">{it.text}</div>
+        </div>
+      );
+    case 'assistant':
+      return (
+        <div class="msg msg-agent" data-seq={it.seq}>
+          <div class="who">ferret</div>
+          <Markdown text={it.text} />
+        </div>
+      );
+    case 'tool':
+      return <ToolCard t={it} mine={mine} waiting={waiting} />;
+    case 'permission':
+      return (
+        <div class="tool">
+          <header class="tool-head">
+            <span class="tool-name">{it.p.tool}</span>
+          </header>
+          <PermissionNote p={it.p} mine={mine(it.p.id)} waiting={waiting(it.p.id)} />
+        </div>
+      );
+    case 'diff':
+      return <DiffView path={it.d.path} diff={it.d.diff} />;
+    case 'open':
+      return (
+        <p class="open-hint">
+          ferret points at <code>{it.path}{it.line !== undefined ? `:${it.line}` : ''}</code>
+        </p>
+      );
+    case 'notice':
+      return (
+        <p class={`notice notice-${it.level}`}>
+          <strong>{it.level}:</strong> {it.text}
+        </p>
+      );
+    case 'violation':
+      return (
+        <p class="notice notice-error">
+          <strong>sandbox ({it.mode}):</strong> {it.tool} {it.path ? <code>{it.path}</code> : null} — {it.reason}
+        </p>
+      );
+    case 'approval':
+      return (
+        <p class="meta-line">
+          Approval changed: {it.old} → {it.new}
+        </p>
+      );
+    case 'turn_end': {
+      const text = STOP_TEXT[it.stopReason];
+      return (
+        <div class={`turn-end stop-${it.stopReason}`} data-stop={it.stopReason}>
+          {text && <span>{text}</span>}
+          {it.error && <span class="error"> {it.error}</span>}
+        </div>
+      );
+    }
+  }
+}
+
+export function Transcript({ store, mine }: { store: SessionStore; mine: (id: string) => boolean }) {
+  return (
+    <div class="transcript" role="log" aria-label="Transcript" aria-live="off">
+      {store.items.length === 0 && <p class="empty">Nothing yet. Say what to do below.</p>}
+      {store.items.map((it) => (
+        <Entry key={it.key} it={it} store={store} mine={mine} />
+      ))}
+    </div>
+  );
+}

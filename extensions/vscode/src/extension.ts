@@ -1,0 +1,52 @@
+import './zod-setup.js'; // first: before the ACP SDK builds its schemas
+import * as vscode from 'vscode';
+import { PendingEdits } from './edits/pending-edits.js';
+import { EditReview } from './edits/review.js';
+import { ChimeraController } from './session/controller.js';
+import { chatAction } from './ui/chat-actions.js';
+import { ChatViewProvider } from './ui/chat-view.js';
+
+let controller: ChimeraController | undefined;
+
+/** Where a command's argument names a file: a path (chat, code lens) or a Uri (editor title). */
+function pathOf(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg;
+  if (arg instanceof vscode.Uri) return arg.fsPath;
+  return vscode.window.activeTextEditor?.document.uri.fsPath;
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = vscode.window.createOutputChannel('Chimera', { log: true });
+  const pending = new PendingEdits();
+  const review = new EditReview(pending, (path, r) => c.reviewed(path, r));
+  const chat = new ChatViewProvider(context.extensionUri, (m) => chatAction(m, c, review, () => log.show(true)));
+  const c = new ChimeraController(context, log, chat, pending, review);
+  controller = c;
+  context.subscriptions.push(
+    log,
+    review,
+    chat,
+    vscode.commands.registerCommand('chimera.startSession', () => c.startSession()),
+    vscode.commands.registerCommand('chimera.resumeSession', (id?: unknown) => c.resumeSession(typeof id === 'string' ? id : undefined)),
+    vscode.commands.registerCommand('chimera.stop', () => c.stop()),
+    vscode.commands.registerCommand('chimera.showLog', () => log.show(true)),
+    vscode.commands.registerCommand('chimera.restartServer', () => c.restartServer()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (['chimera.command', 'chimera.args', 'chimera.env'].some((k) => e.affectsConfiguration(k))) c.settingsChanged();
+    }),
+    vscode.commands.registerCommand('chimera.acceptEdit', async (arg?: unknown) => {
+      const path = pathOf(arg);
+      if (path) await review.accept(path);
+    }),
+    vscode.commands.registerCommand('chimera.rejectEdit', async (arg?: unknown) => {
+      const path = pathOf(arg);
+      if (path) await review.reject(path);
+    }),
+  );
+}
+
+/** The window is closing (or reloading): stop the server with it. */
+export async function deactivate(): Promise<void> {
+  await controller?.dispose();
+  controller = undefined;
+}

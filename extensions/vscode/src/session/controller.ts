@@ -1,0 +1,273 @@
+import * as acp from '@agentclientprotocol/sdk';
+import * as vscode from 'vscode';
+import type { ClientHandlers } from '../acp/connection.js';
+import { serverSettings, workspaceCwd } from '../config.js';
+import type { PendingEdits } from '../edits/pending-edits.js';
+import type { EditReview } from '../edits/review.js';
+import { ChatModel, type Effect } from '../model/chat-model.js';
+import { ferretMeta } from '../model/ferret-meta.js';
+import { exitError, handshakeError, promptError, spawnError } from '../model/server-errors.js';
+import type { ChatViewProvider } from '../ui/chat-view.js';
+import { showError } from '../ui/errors.js';
+import { reveal } from '../ui/follow.js';
+import { AgentRequests } from './agent-requests.js';
+import { pickSession, rememberSession } from './history.js';
+import { ChimeraServer } from './server.js';
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err));
+
+/**
+ * One window's Chimera: the server (started on first use, stopped with the window), the session
+ * shown in the chat, and every request the agent makes of the editor.
+ */
+export class ChimeraController implements ClientHandlers, vscode.Disposable {
+  readonly model = new ChatModel((p) => vscode.workspace.asRelativePath(p, false));
+  private server: ChimeraServer | undefined;
+  private starting: Promise<ChimeraServer> | undefined;
+  private sessionId: string | undefined;
+  /** During session/load the history is replayed: draw it, but do not act on it again. */
+  private replaying = false;
+  /** This window's prompt is running (its answer, not `_ferret/turn_end`, ends the turn here). */
+  private prompting = false;
+  /** Turns whose prompt this window saw answered. */
+  private readonly answered = new Set<string>();
+  /** chimera.* settings changed while a turn ran: restart once it ends. */
+  private stale = false;
+
+  private readonly requests: AgentRequests;
+
+  constructor(
+    private readonly ctx: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly chat: ChatViewProvider,
+    private readonly pending: PendingEdits,
+    private readonly review: EditReview,
+  ) {
+    this.requests = new AgentRequests({ model: this.model, pending, review, log, render: () => this.render(), replaying: () => this.replaying });
+  }
+
+  // ---- commands ------------------------------------------------------------------------------
+
+  /** "Chimera: Start Session": a new session in the first workspace folder. */
+  async startSession(): Promise<void> {
+    await this.chat.reveal();
+    const server = await this.ensureServer();
+    if (!server) return;
+    const cwd = workspaceCwd()!;
+    try {
+      const r = await server.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+      this.show(r.sessionId, r.configOptions ?? []);
+    } catch (err) {
+      void showError(promptError(errorText(err)), this.log);
+    }
+  }
+
+  /** "Chimera: Resume Session": pick one of this workspace's sessions and load its history. */
+  async resumeSession(sessionId?: string): Promise<void> {
+    const server = await this.ensureServer();
+    if (!server) return;
+    const cwd = workspaceCwd()!;
+    const id = sessionId ?? (await pickSession(server.agent, cwd, this.ctx.workspaceState));
+    if (!id) return;
+    await this.chat.reveal();
+    this.show(id, []);
+    this.replaying = true;
+    try {
+      const r = await server.agent.request(acp.methods.agent.session.load, { sessionId: id, cwd, mcpServers: [] });
+      this.model.setConfig(r.configOptions ?? []);
+    } catch (err) {
+      this.model.notice('error', `Could not load the session: ${errorText(err)}`);
+    } finally {
+      this.replaying = false;
+      this.render();
+    }
+  }
+
+  async prompt(text: string): Promise<void> {
+    if (!this.sessionId) await this.startSession();
+    const server = this.server;
+    const sessionId = this.sessionId;
+    if (!server || !sessionId) return;
+    this.model.addUser(text);
+    this.model.turnStarted();
+    this.prompting = true;
+    this.render();
+    try {
+      const r = await server.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+      this.noteAnswered(r._meta);
+      this.model.turnEnded(r.stopReason);
+    } catch (err) {
+      this.noteAnswered((err as { data?: Record<string, unknown> }).data);
+      this.model.turnFailed(errorText(err));
+      // A crashed server is reported once, by its exit; a failed turn on a live one here.
+      if (server.alive) void showError(promptError(errorText(err), (err as { code?: unknown }).code), this.log);
+    } finally {
+      this.prompting = false;
+    }
+    if (this.stale) await this.restartServer();
+    this.render();
+  }
+
+  /** Stop: ACP's session/cancel; the prompt then answers `cancelled`. */
+  async stop(): Promise<void> {
+    if (!this.server || !this.sessionId || !this.model.view().busy) return;
+    await this.server.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.sessionId });
+  }
+
+  async setConfig(configId: string, value: string): Promise<void> {
+    if (!this.server || !this.sessionId) return;
+    try {
+      const r = await this.server.agent.request(acp.methods.agent.session.setConfigOption, { sessionId: this.sessionId, configId, value });
+      this.model.setConfig(r.configOptions);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Chimera could not set ${configId}: ${errorText(err)}`);
+    }
+    this.render();
+  }
+
+  /** The chat view (re)loaded: it gets the current state. */
+  redraw(): void {
+    this.render();
+  }
+
+  /** Accept/Reject happened (code lens, title button or chat): show it on the cards. */
+  reviewed(path: string, review: 'accepted' | 'rejected'): void {
+    this.model.setReview(path, review);
+    this.render();
+  }
+
+  // ---- what the agent sends and asks (ACP client methods) -----------------------------------
+
+  permission(req: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+    return this.requests.permission(req, signal);
+  }
+
+  readTextFile(p: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
+    return this.requests.readTextFile(p);
+  }
+
+  writeTextFile(p: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
+    return this.requests.writeTextFile(p);
+  }
+
+  update(n: acp.SessionNotification): void {
+    if (n.sessionId !== this.sessionId) return;
+    const effects = this.model.apply(n.update);
+    if (!this.replaying) for (const e of effects) this.run(e);
+    this.render();
+  }
+
+  extension(method: string, params: unknown): void {
+    const p = params as { sessionId?: string; turnId?: string; level?: string; text?: string; stopReason?: string; tool?: string; reason?: string } | undefined;
+    if (!p || p.sessionId !== this.sessionId) return;
+    if (method === '_ferret/sandbox_violation') {
+      this.model.notice('warning', `The sandbox stopped ${p.tool ?? 'a tool'}: ${p.reason ?? 'not allowed'}`);
+    } else if (method === '_ferret/notice' && p.text) {
+      // Error notices also fail the prompt, which reports them; the rest go in the transcript.
+      if (p.level !== 'error') this.model.notice(p.level === 'warning' ? 'warning' : 'info', p.text);
+    } else if (method === '_ferret/turn_end' && p.stopReason && !this.prompting && !(p.turnId && this.answered.has(p.turnId))) {
+      // A turn this window did not start (history replay, or another client's): its end, as the prompt answer would say.
+      if (p.stopReason === 'error') this.model.turnFailed('The turn failed.');
+      else this.model.turnEnded(p.stopReason === 'max_steps' ? 'max_turn_requests' : p.stopReason);
+    }
+    this.render();
+  }
+
+  // ---- plumbing ------------------------------------------------------------------------------
+
+  /** The prompt's answer names its turn (ferret's `_meta`): its `_ferret/turn_end`, arriving late, is then not shown twice. */
+  private noteAnswered(meta: Record<string, unknown> | null | undefined): void {
+    const turnId = ferretMeta<{ turnId?: string }>(meta)?.turnId;
+    if (turnId) this.answered.add(turnId);
+  }
+
+  private run(e: Effect): void {
+    if (e.kind === 'reveal') void reveal(e.path, e.line, this.pending).catch((err: unknown) => this.log.warn(`could not open ${e.path}: ${errorText(err)}`));
+  }
+
+  private show(sessionId: string, config: acp.SessionConfigOption[]): void {
+    this.sessionId = sessionId;
+    this.model.reset(sessionId, config);
+    for (const e of this.pending.list()) this.model.setReview(e.path, 'pending');
+    void rememberSession(this.ctx.workspaceState, sessionId);
+    this.render();
+  }
+
+  private render(): void {
+    this.chat.render(this.model.view());
+  }
+
+  /** The window's server, started on first use (and again after it died). */
+  private async ensureServer(): Promise<ChimeraServer | undefined> {
+    if (this.server?.alive) return this.server;
+    const cwd = workspaceCwd();
+    if (!cwd) {
+      void vscode.window.showErrorMessage('Chimera needs a folder: open one, then start a session.');
+      return undefined;
+    }
+    this.starting ??= this.spawn(cwd).finally(() => (this.starting = undefined));
+    try {
+      this.server = await this.starting;
+      return this.server;
+    } catch {
+      return undefined; // reported by spawn()
+    }
+  }
+
+  private async spawn(cwd: string): Promise<ChimeraServer> {
+    const s = serverSettings();
+    this.log.info(`starting ${s.command} ${s.args.join(' ')} in ${cwd}`);
+    const version = (this.ctx.extension.packageJSON as { version?: string }).version ?? '0.0.0';
+    try {
+      const server = await ChimeraServer.start(s, cwd, version, this, {
+        onLog: (line) => this.log.info(`[server] ${line}`),
+        onHttpUrl: (url) => {
+          this.model.setHttpUrl(url);
+          this.render();
+        },
+        onUnexpectedExit: (exit, last) => {
+          this.model.setHttpUrl(undefined);
+          if (this.model.view().busy) this.model.turnFailed('The server stopped.');
+          this.render();
+          void showError(exitError(exit.code, exit.signal, last), this.log);
+        },
+      });
+      const info = server.init.agentInfo;
+      this.log.info(`connected to ${info?.title ?? info?.name ?? 'the agent'} ${info?.version ?? ''}`);
+      return server;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      void showError(typeof e.code === 'string' && e.syscall?.startsWith('spawn') ? spawnError(s.command, e) : handshakeError(errorText(err)), this.log);
+      throw err;
+    }
+  }
+
+  /**
+   * chimera.command / args / env changed: the running server no longer matches them. It is
+   * stopped now (or when the running turn ends); the next action starts one with the new settings.
+   */
+  settingsChanged(): void {
+    if (!this.server) return;
+    this.stale = true;
+    if (!this.prompting) void this.restartServer();
+  }
+
+  /** "Chimera: Restart Server", and settings changes: stop it; the next use starts a fresh one. */
+  async restartServer(): Promise<void> {
+    this.stale = false;
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    this.log.info('stopping the server (settings changed or restart asked); the next action starts a new one');
+    await server.stop();
+    this.model.setHttpUrl(undefined);
+    this.render();
+  }
+
+  /** With the window: the server is stopped (stdin closed, then SIGTERM for an --http server). */
+  async dispose(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    await server?.stop();
+  }
+}

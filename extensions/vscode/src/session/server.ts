@@ -1,0 +1,73 @@
+import type * as acp from '@agentclientprotocol/sdk';
+import { connect, initialize, type ClientHandlers } from '../acp/connection.js';
+import { ServerProcess, type Exit } from '../acp/server-process.js';
+import type { ServerSettings } from '../config.js';
+import { ferretMeta, type FerretAgentMeta } from '../model/ferret-meta.js';
+
+export interface ServerEvents {
+  onLog: (line: string) => void;
+  onHttpUrl: (url: string) => void;
+  /** The process ended without stop() being asked (a crash, or killed from outside). */
+  onUnexpectedExit: (exit: Exit, lastLogLine: string | undefined) => void;
+}
+
+/** One running server and its ACP connection, initialized. One per window, shared by its sessions. */
+export class ChimeraServer {
+  private constructor(
+    readonly process: ServerProcess,
+    private readonly connection: acp.ClientConnection,
+    readonly init: acp.InitializeResponse,
+  ) {}
+
+  get agent(): acp.ClientContext {
+    return this.connection.agent;
+  }
+
+  get alive(): boolean {
+    return this.process.running && !this.connection.signal.aborted;
+  }
+
+  /** ferret's extras (version, sandbox, extension methods); undefined for another agent. */
+  get ferret(): FerretAgentMeta | undefined {
+    return ferretMeta<FerretAgentMeta>(this.init.agentCapabilities?._meta);
+  }
+
+  /** Spawns, connects and initializes; rejects with the spawn error or the handshake failure. */
+  static async start(s: ServerSettings, cwd: string, version: string, handlers: ClientHandlers, events: ServerEvents): Promise<ChimeraServer> {
+    const proc = new ServerProcess({ ...s, cwd, onLog: events.onLog, onHttpUrl: events.onHttpUrl });
+    const conn = connect(proc, handlers);
+    let ready = false; // before that, a failed start is reported by the rejection below
+    const exited = proc.exited.then((exit) => {
+      conn.close();
+      if (ready && !proc.isStopping) events.onUnexpectedExit(exit, proc.lastLogLine);
+      return exit;
+    });
+    // Whichever comes first: the answer, the process dying, or a deadline.
+    let timer: NodeJS.Timeout | undefined;
+    const died = exited.then((exit): never => {
+      if (proc.spawnError) throw proc.spawnError;
+      throw new Error(`the server exited (${exit.signal ?? `code ${exit.code}`}) before answering initialize${proc.lastLogLine ? `: ${proc.lastLogLine}` : ''}`);
+    });
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the server did not answer initialize within 20 s')), 20_000);
+    });
+    died.catch(() => undefined);
+    late.catch(() => undefined);
+    try {
+      const init = await Promise.race([initialize(conn.agent, version), died, late]);
+      ready = true;
+      return new ChimeraServer(proc, conn, init);
+    } catch (err) {
+      await proc.stop();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const stopping = this.process.stop();
+    this.connection.close();
+    await stopping;
+  }
+}

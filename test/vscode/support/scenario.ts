@@ -1,0 +1,37 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// What the end-to-end test's user works on, and what the scripted model answers (a real
+// provider replaying responses in order: docs/scripted-model.md).
+
+export const NOTES = 'original notes, written by a person\n';
+export const LONG = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+
+export function writeWorkspace(ws: string): void {
+  mkdirSync(ws, { recursive: true });
+  writeFileSync(join(ws, 'notes.md'), NOTES);
+  writeFileSync(join(ws, 'long.txt'), LONG);
+}
+
+/** Turn 1: streamed text, two writes, a command, a push that asks, an open; turn 2: a long command. */
+export const MODEL = {
+  responses: [
+    {
+      // Slow enough that a reader polling through two iframes on a busy machine sees it grow.
+      chunks: ["I'll create ", 'hello.py, ', 'rewrite notes.md ', 'and list the folder.'],
+      delayMs: 400,
+      toolCalls: [
+        { name: 'write_file', arguments: { path: 'hello.py', content: "print('hi')\n" } },
+        { name: 'write_file', arguments: { path: 'notes.md', content: 'rewritten by the agent\n' } },
+        { name: 'bash', arguments: { command: 'echo built && ls' } },
+      ],
+      usage: { input: 1200, output: 40 },
+    },
+    { chunks: ["Now I'll push."], toolCalls: [{ name: 'bash', arguments: { command: 'git push origin main' } }], usage: { input: 1300, output: 10 } },
+    { chunks: ['Opening the file.'], toolCalls: [{ name: 'open_file', arguments: { path: 'long.txt', line: 42 } }], usage: { input: 1350, output: 10 } },
+    { chunks: ['Done: hello.py prints hi.'], usage: { input: 1400, output: 12 } },
+    { chunks: ['Running a long command.'], toolCalls: [{ name: 'bash', arguments: { command: 'sleep 29.5' } }], usage: { input: 1500, output: 10 } },
+    { chunks: ['(not reached: the turn is stopped)'] },
+  ],
+  pricing: { input: 1.25, output: 10, cache: 0.125, reasoning: 10 },
+};

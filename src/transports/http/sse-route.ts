@@ -52,7 +52,8 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
       sub.close(true);
     });
     reply.sse.sendHeaders(200);
-    reply.raw.write(': ferret events\n\n'); // commit the headers so the client sees the stream open
+    // Commit the headers so the client sees the stream open; `retry:` makes EventSource come back after 1 s.
+    reply.raw.write(': ferret events\nretry: 1000\n\n');
     sub.start();
   });
 }

@@ -191,8 +191,8 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.page.locator('.editor-group-container.active .monaco-diff-editor .modified', { hasText: "print('hi')" }).waitFor();
     await wb.screenshot(join(SHOTS, 'diff-review.png'));
     await wb.codeLens('Accept').click();
-    await until('hello.py on disk', () => existsSync(hello));
-    expect(readFileSync(hello, 'utf8')).toBe("print('hi')\n");
+    // VS Code's file service creates the file, then writes it: wait for the whole content.
+    await until('hello.py written', () => existsSync(hello) && readFileSync(hello, 'utf8') === "print('hi')\n");
     await wb.chat.locator('.diff-row[data-path$="/hello.py"][data-review="accepted"]').waitFor();
 
     await wb.chat.locator('.diff-row[data-path$="/notes.md"] button[data-action="review"]').click();

@@ -15,7 +15,7 @@ const onlyArg = argv.find((a) => a.startsWith('--only'));
 const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1] : argv[argv.indexOf(onlyArg) + 1]).split(',') : undefined;
 const write = !argv.includes('--no-write') && !only;
 
-const ALL = ['startup', 'streaming', 'fanout', 'memory', 'tools', 'recovery'];
+const ALL = ['startup', 'firsttool', 'streaming', 'fanout', 'memory', 'tools', 'concurrency', 'longlog', 'sessions'];
 const t0 = now();
 const rows = [];
 const failures = [];
@@ -36,7 +36,7 @@ killAll();
 removeTempDirs();
 const totalS = (now() - t0) / 1000;
 
-const unitDigits = { ms: 1, 'ms/call': 1, MB: 1, KB: 1, count: 0, 'ev/s': 0, 'frames/s': 0, 'turns/s': 0 };
+const unitDigits = { ms: 1, 'ms/call': 1, MB: 1, KB: 1, count: 0, 'ev/s': 0, 'frames/s': 0, 'turns/s': 1, 'spawns/s': 1, 'sessions/s': 1, '×': 2 };
 const cell = (x, u) => (x === undefined ? '' : typeof x === 'number' ? fmt(x, unitDigits[u] ?? 1) : String(x));
 const status = (r) => (r.met === undefined ? '' : r.met ? 'met' : '**not met**');
 const table = [

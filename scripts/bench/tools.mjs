@@ -3,8 +3,9 @@
 // scripted response asking for K calls in a row. Per-call ms = median gap between consecutive
 // `tool_call_end` notifications at the ACP client.
 // Floors, same run: execa('bash', ['-c', 'true']) and child_process.spawn, sequentially; and the
-// raw confined spawn (the exact bwrap argv ferret builds, from src/sandbox/confine.ts) via execa,
-// which gives the confined − unconfined overhead of `true` by itself.
+// raw confined and unconfined spawns (the exact argv and env ferret builds, from
+// src/sandbox/confine.ts) with child_process.spawn, which give the confined − unconfined overhead
+// of `true` by itself. Ferret's calls are set against those raw spawns of the same argv.
 import { spawn } from 'node:child_process';
 import { execa } from 'execa';
 import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
@@ -62,9 +63,9 @@ async function rawLoop(k, once) {
   return median(xs);
 }
 
-const spawnTrue = (file, args, env) =>
+const spawnTrue = (file, args, env, cwd) =>
   new Promise((res, rej) => {
-    const c = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(file, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     c.on('error', rej);
     c.on('exit', (code) => (code === 0 ? res() : rej(new Error(`exit ${code}`))));
   });
@@ -76,23 +77,26 @@ export async function run({ quick = false } = {}) {
   try {
     const conf = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
     const unconf = confineCommand({ mode: 'danger-full-access', workspace: ws, command: 'true', env: process.env });
-    const r = { execa: [], cp: [], rawConf: [], rawUnconf: [], ww: [], dfa: [] };
+    const r = { execa: [], execaEnv: [], cp: [], rawConf: [], rawUnconf: [], ww: [], dfa: [] };
     for (let i = 0; i < reps; i++) {
       r.execa.push(await rawLoop(k, () => execa('bash', ['-c', 'true'])));
+      // What ferret's bash tool did before the command helper: execa with the allowlisted env only.
+      r.execaEnv.push(await rawLoop(Math.min(k, 20), () => execa(unconf.file, unconf.args, { env: unconf.env, extendEnv: false, cwd: ws })));
       r.cp.push(await rawLoop(k, () => spawnTrue('bash', ['-c', 'true'], process.env)));
-      r.rawUnconf.push(await rawLoop(k, () => execa(unconf.file, unconf.args, { env: unconf.env, extendEnv: false, cwd: ws })));
-      r.rawConf.push(await rawLoop(k, () => execa(conf.file, conf.args, { env: conf.env, extendEnv: false, cwd: ws })));
+      r.rawUnconf.push(await rawLoop(k, () => spawnTrue(unconf.file, unconf.args, unconf.env, ws)));
+      r.rawConf.push(await rawLoop(k, () => spawnTrue(conf.file, conf.args, conf.env, ws)));
       r.ww.push(await ferretCalls('workspace-write', k));
       r.dfa.push(await ferretCalls('danger-full-access', k));
     }
     const m = Object.fromEntries(Object.entries(r).map(([key, v]) => [key, median(v)]));
     return [
       { bench: 'tools', metric: 'floor: execa bash -c true', value: m.execa, unit: 'ms/call', runs: reps },
+      { bench: 'tools', metric: 'execa bash -c true with only the allowlisted env (`extendEnv: false`, how ferret ran commands before its command helper)', value: m.execaEnv, unit: 'ms/call', floor: m.execa, ratio: m.execaEnv / m.execa, runs: reps },
       { bench: 'tools', metric: 'floor: child_process.spawn bash -c true', value: m.cp, unit: 'ms/call', runs: reps },
-      { bench: 'tools', metric: 'raw bwrap (ferret workspace-write argv) bash -c true, via execa', value: m.rawConf, unit: 'ms/call', floor: m.rawUnconf, ratio: m.rawConf / m.rawUnconf, runs: reps },
+      { bench: 'tools', metric: 'raw bwrap (ferret workspace-write argv) bash -c true, child_process.spawn', value: m.rawConf, unit: 'ms/call', floor: m.rawUnconf, ratio: m.rawConf / m.rawUnconf, runs: reps },
       { bench: 'tools', metric: `confined − unconfined \`true\` overhead (raw, no ferret)`, value: m.rawConf - m.rawUnconf, unit: 'ms/call', runs: reps },
-      { bench: 'tools', metric: 'ferret `bash true` call, workspace-write (bwrap), full-auto', value: m.ww, unit: 'ms/call', floor: m.execa, ratio: m.ww / m.execa, runs: reps },
-      { bench: 'tools', metric: 'ferret `bash true` call, danger-full-access, full-auto', value: m.dfa, unit: 'ms/call', floor: m.execa, ratio: m.dfa / m.execa, runs: reps },
+      { bench: 'tools', metric: 'ferret `bash true` call, workspace-write (bwrap), full-auto', value: m.ww, unit: 'ms/call', floor: m.rawConf, ratio: m.ww / m.rawConf, runs: reps },
+      { bench: 'tools', metric: 'ferret `bash true` call, danger-full-access, full-auto', value: m.dfa, unit: 'ms/call', floor: m.rawUnconf, ratio: m.dfa / m.rawUnconf, runs: reps },
       { bench: 'tools', metric: 'ferret confined − unconfined overhead per call', value: m.ww - m.dfa, unit: 'ms/call', runs: reps },
     ];
   } finally {

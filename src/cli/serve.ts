@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createCore } from '../core/index.js';
 import { AcpConnection } from '../transports/acp/connection.js';
 import { LineChannel } from '../transports/acp/line-channel.js';
+import { ideFold } from '../transports/http/ide-frames.js';
 import { coreOptions } from './agent-options.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
@@ -10,7 +11,8 @@ const SHUTDOWN_DEADLINE_MS = 5000;
 
 /** The composition root: builds the core once and starts the transports that share it. */
 export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
-  const core = createCore({ logger, ...coreOptions(opts), clientRequestTimeoutMs: opts.clientTimeoutMs });
+  // The IDE frames' fold is kept in every log (stdio too), so a later --http server starts SSE readers at any seq.
+  const core = createCore({ logger, ...coreOptions(opts), clientRequestTimeoutMs: opts.clientTimeoutMs, folds: [ideFold] });
   const manager = core.manager;
 
   const closers: (() => Promise<void>)[] = [];

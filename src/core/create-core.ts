@@ -3,18 +3,22 @@ import { createProviderFactories, type FactoryTuning } from '../providers/regist
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
-import { passCommandEnv } from '../sandbox/confine.js';
+import { passCommandEnv, probeBwrap } from '../sandbox/confine.js';
 import { scrubInitialEnviron } from '../sandbox/environ.js';
 import { buildRuleSet } from '../sandbox/rules.js';
 import { protectStateRoot } from '../sandbox/state-roots.js';
 import { AuditLog } from '../store/audit-log.js';
+import { FileSessionStore } from '../store/file-store.js';
 import { auditFile, chimeraHome, ensureHome } from '../store/paths.js';
+import type { SessionStore } from '../store/session-store.js';
 import { createMcpPool } from '../tools/mcp-pool.js';
-import { BUILTIN_TOOLS, ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../tools/registry.js';
 import { loadConfig, mcpSpecs } from './config-file.js';
-import { SessionManager, type SessionDefaults } from './session-manager.js';
+import type { SessionFold } from './folds.js';
+import { DEFAULT_LIMITS, SessionManager, type SessionDefaults, type SessionLimits } from './session-manager.js';
 import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
 import type { SessionDeps } from './turn-host.js';
+import { Warmer, type WarmStep } from './warm-up.js';
 
 export interface CoreOptions {
   logger: Logger;
@@ -38,6 +42,14 @@ export interface CoreOptions {
   clientRequestTimeoutMs?: number | undefined;
   /** Provider retry and timeout knobs, for tests. */
   tuning?: FactoryTuning;
+  /** Folds kept at every seq in the log's checkpoints (the CLI registers the SSE IDE-frame translator's). */
+  folds?: readonly SessionFold[];
+  /** How long idle sessions stay in memory; default config.json's, FERRET_SESSION_IDLE_MS / FERRET_MAX_LIVE_SESSIONS, else 10 min and 256. */
+  limits?: Partial<SessionLimits>;
+  /** Where sessions are kept (default: files under CHIMERA_HOME). */
+  store?: SessionStore;
+  /** Warm the first tool call's dependencies when the server is quiet (default true). */
+  warm?: boolean;
 }
 
 export interface CoreSettings {
@@ -58,15 +70,22 @@ export interface Core {
 
 /** Builds providers, tools, rules, audit, the MCP pool and the session manager from config and env. */
 export function createCore(opts: CoreOptions): Core {
-  const env = opts.env ?? process.env;
+  // A copy: reading process.env goes through the C++ environ on every access, and every command reads all of it.
+  const env = opts.env ?? { ...process.env };
   const home = opts.home ?? chimeraHome(env);
   const config = opts.config ?? loadConfig(home);
   guardState(home, config, opts.logger);
   const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
+  const tools = lazyTools(opts.allowedTools);
   const deps: SessionDeps = {
     home,
+    store: opts.store ?? new FileSessionStore(home),
+    ...(opts.folds ? { folds: opts.folds } : {}),
     resolver: createModelResolver(createProviderFactories(config, env, opts.tuning)),
-    tools: new ToolRegistry(BUILTIN_TOOLS, opts.allowedTools),
+    get tools() {
+      return tools.get();
+    },
+    loadTools: () => tools.load(),
     rules: buildRuleSet(config.rules),
     audit: new AuditLog(auditFile(home), (r) =>
       opts.logger.warn({ file: r.file, lines: r.lines, sample: r.sample }, 'audit log lines failed their integrity check and were ignored'),
@@ -86,7 +105,8 @@ export function createCore(opts: CoreOptions): Core {
     sandbox: opts.sandbox,
     approval: opts.approval,
   };
-  const manager = new SessionManager(deps, defaults);
+  const manager = new SessionManager(deps, defaults, sessionLimits(opts.limits, config, env));
+  const warmer = opts.warm === false ? undefined : startWarmer(manager, deps, opts.sandbox);
   let closing: Promise<void> | undefined;
   return {
     manager,
@@ -95,10 +115,67 @@ export function createCore(opts: CoreOptions): Core {
     settings: { clientRequestTimeoutMs: opts.clientRequestTimeoutMs ?? config.clientRequestTimeoutMs ?? 30_000 },
     close: () =>
       (closing ??= (async () => {
+        warmer?.stop();
         await manager.shutdown();
         await deps.mcp?.close().catch((err: unknown) => opts.logger.error({ err }, 'closing MCP servers failed'));
       })()),
   };
+}
+
+/**
+ * The built-in tools load on first use (the first turn, or the idle warm-up), not at start-up:
+ * with them come the bash classifier, its WASM shell parser and the file tools, none of which an
+ * editor's initialize → session/new needs.
+ */
+function lazyTools(allowed: readonly string[] | undefined): { get(): ToolRegistry; load(): Promise<ToolRegistry> } {
+  let registry: ToolRegistry | undefined;
+  let loading: Promise<ToolRegistry> | undefined;
+  return {
+    get(): ToolRegistry {
+      if (!registry) throw new Error('the tools are not loaded yet: await deps.loadTools() first');
+      return registry;
+    },
+    load: () =>
+      (loading ??= import('../tools/registry.js').then(({ BUILTIN_TOOLS, ToolRegistry }) => (registry = new ToolRegistry(BUILTIN_TOOLS, allowed)))),
+  };
+}
+
+function sessionLimits(given: Partial<SessionLimits> | undefined, config: FerretConfig, env: NodeJS.ProcessEnv): SessionLimits {
+  const num = (v: string | undefined) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
+  return {
+    idleMs: given?.idleMs ?? num(env['FERRET_SESSION_IDLE_MS']) ?? (config.sessionIdleSeconds !== undefined ? config.sessionIdleSeconds * 1000 : DEFAULT_LIMITS.idleMs),
+    maxLive: given?.maxLive ?? num(env['FERRET_MAX_LIVE_SESSIONS']) ?? config.maxLiveSessions ?? DEFAULT_LIMITS.maxLive,
+    ...(given?.lruGraceMs !== undefined ? { lruGraceMs: given.lruGraceMs } : {}),
+  };
+}
+
+/**
+ * What the first tool call of a process would otherwise wait for, loaded when the server is
+ * quiet: the tools, the command helper process, the shell parser (WASM) and the classifier's
+ * code, the bubblewrap probe, the session index, the audit log. Each step is what the real call
+ * awaits too (cached), so nothing runs twice.
+ */
+function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: SandboxMode): Warmer {
+  const steps: WarmStep[] = [
+    { name: 'tools', run: () => deps.loadTools?.() ?? Promise.resolve() },
+    { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner() },
+    { name: 'shell parser', run: async () => (await import('../sandbox/shell-parse.js')).loadBashParser() },
+    { name: 'bash classifier', run: async () => (await import('../sandbox/bash-approval.js')).bashApproval('ls -la | head -n 3', deps.rules) },
+    ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap() }] : []),
+    { name: 'session index', run: () => deps.store.listMetas({ limit: 1 }) },
+    { name: 'audit log', run: () => deps.audit.prepare() },
+  ];
+  const t0 = Date.now();
+  const warmer = new Warmer(
+    steps,
+    () => manager.running,
+    150,
+    (step, err) => deps.logger.debug({ err, step }, 'warm-up step failed'),
+    () => deps.logger.info({ ms: Date.now() - t0 }, 'warmed up'),
+  );
+  manager.onActivity = () => warmer.poke();
+  warmer.poke();
+  return warmer;
 }
 
 /**

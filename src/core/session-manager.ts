@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { readEventLog, repairTail } from '../store/event-log.js';
-import { eventsFile } from '../store/paths.js';
-import { listStoredSessionIds, readMeta } from '../store/session-meta.js';
-import { FerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
+import { FerretError, isFerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
+import type { SessionLog } from '../store/session-store.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import { NO_MODEL } from '../providers/resolve.js';
 import { checkModel } from './model-check.js';
+import type { SessionFold } from './folds.js';
 import { Session } from './session.js';
+import { loadSession, loadSessionSync, type Loaded } from './session-load.js';
 import type { SessionDeps } from './turn-host.js';
 
 export interface SessionDefaults {
@@ -26,17 +26,56 @@ export interface NewSessionOptions {
   approval?: ApprovalPreset | undefined;
 }
 
+/** How long sessions stay in memory. */
+export interface SessionLimits {
+  /** An idle session (no turn, no pending permission, no client) is let go after this long. */
+  idleMs: number;
+  /** Past this many live sessions, the least recently used idle ones are let go. */
+  maxLive: number;
+  /** …once they have been idle this long (default 3 s): sessions just made or used stay a moment. */
+  lruGraceMs?: number;
+}
 
-/** Owns every session of the server; sessions belong to it, not to a connection. */
+export const DEFAULT_LIMITS: SessionLimits = { idleMs: 10 * 60_000, maxLive: 256 };
+/** Past maxLive, only sessions idle this long are let go (the ones just made or used stay a moment). */
+const LRU_GRACE_MS = 3000;
+
+
+export interface ListPage {
+  sessions: SessionSummary[];
+  /** Pass back as `cursor` for the next page; absent on the last. */
+  nextCursor?: string;
+}
+
+export interface ListQuery {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  /** Only sessions of this workspace. */
+  cwd?: string | undefined;
+}
+
+/**
+ * Owns every session of the server; sessions belong to it, not to a connection. Sessions nobody
+ * uses are let go (snapshot kept, log closed, lock given back) after `idleMs`, and the least
+ * recently used idle ones as soon as more than `maxLive` are in memory; `get`/`open` load them
+ * back on demand, so every transport finds them as before.
+ */
 export class SessionManager {
   private readonly live = new Map<string, Session>();
+  private readonly opening = new Map<string, Promise<Session>>();
+  private readonly releasing = new Map<string, Promise<void>>();
+  private sweeper: NodeJS.Timeout | undefined;
+  /** Told of every request that reaches a session (the idle warm-up waits for a quiet moment). */
+  onActivity: (() => void) | undefined;
 
   constructor(
     readonly deps: SessionDeps,
     readonly defaults: SessionDefaults,
+    readonly limits: SessionLimits = DEFAULT_LIMITS,
   ) {}
 
   create(opts: NewSessionOptions = {}): Session {
+    this.onActivity?.();
     const cwd = resolveWorkspace(opts.cwd ?? this.defaults.cwd, this.defaults.cwd);
     const model = opts.model ?? this.defaults.model;
     // A typo, a missing key or a malformed scripted file: refuse now, naming the field.
@@ -44,7 +83,7 @@ export class SessionManager {
     const id = randomUUID();
     let session: Session;
     try {
-      session = new Session(id, this.deps);
+      session = new Session(id, this.deps, this.openLog(id, () => session));
     } catch (err) {
       throw new FerretError('storage', `cannot create the session log under ${this.deps.home}: ${(err as Error).message}`);
     }
@@ -58,45 +97,214 @@ export class SessionManager {
         approval: opts.approval ?? this.defaults.approval,
       },
     });
-    session.saveMeta();
-    this.live.set(id, session);
+    session.saveMeta(true);
+    this.adopt(session);
     return session;
   }
 
-  /** A live session, or one loaded from its log (a new process continuing an old session). */
+  /**
+   * A live session, or one loaded from its log (a new process continuing an old session, or one
+   * let go while idle). Synchronous: transports open sessions ahead with `open` (which reads in
+   * chunks), so this only reads a log itself when nothing did.
+   */
   get(id: string): Session {
+    this.onActivity?.();
     const s = this.live.get(id);
-    if (s) return s;
-    return this.load(id);
+    if (s) {
+      s.lastActive = Date.now();
+      return s;
+    }
+    this.checkId(id);
+    if (this.opening.has(id) || this.releasing.has(id)) {
+      throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
+    }
+    return this.loaded(id, (log) => loadSessionSync(id, log, this.deps.folds ?? []));
+  }
+
+  /** A live session, or one loaded from its log in chunks (never holding the event loop for long). */
+  open(id: string): Promise<Session> {
+    this.onActivity?.();
+    const s = this.live.get(id);
+    if (s) {
+      s.lastActive = Date.now();
+      return Promise.resolve(s);
+    }
+    const pending = this.opening.get(id);
+    if (pending) return pending;
+    const p = (async () => {
+      await this.releasing.get(id);
+      const again = this.live.get(id);
+      if (again) return again;
+      this.checkId(id);
+      const made: { session?: Session } = {};
+      const log = this.openLog(id, () => made.session);
+      let loaded: Loaded;
+      try {
+        loaded = await loadSession(id, log, this.deps.folds ?? []);
+      } catch (err) {
+        log.close();
+        throw storageError(id, err);
+      }
+      made.session = this.build(id, log, loaded);
+      return made.session;
+    })();
+    this.opening.set(id, p);
+    void p.then(
+      () => this.opening.delete(id),
+      () => this.opening.delete(id),
+    );
+    return p;
+  }
+
+  /** The session if it is in memory, without counting as a use (a listing, a status). */
+  peek(id: string): Session | undefined {
+    return this.live.get(id);
   }
 
   has(id: string): boolean {
-    return this.live.has(id) || (SESSION_ID_PATTERN.test(id) && existsSync(eventsFile(this.deps.home, id)));
+    return this.live.has(id) || (SESSION_ID_PATTERN.test(id) && this.deps.store.exists(id));
   }
 
-  private load(id: string): Session {
+  private checkId(id: string): void {
     if (!SESSION_ID_PATTERN.test(id)) throw new FerretError('session_not_found', `no session ${JSON.stringify(id)}`, { field: 'sessionId' });
-    const file = eventsFile(this.deps.home, id);
-    if (!existsSync(file)) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
-    const read = readEventLog(file);
-    if (read.events[0]?.type !== 'session_created') {
-      throw new FerretError('storage', `session ${id}: its log does not start with session_created`);
+    if (!this.deps.store.exists(id)) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
+  }
+
+  /** Takes the session's lock and opens its log; the notice of a failing write goes to the session once it exists. */
+  private openLog(id: string, session: () => Session | undefined): SessionLog {
+    const log = this.deps.store.open(id, (err) => {
+      this.deps.logger.error({ err, sessionId: id }, 'event log write failed');
+      // The notice itself is queued for the log too; the writer reports a failure streak once, so this cannot loop.
+      session()?.emit({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
+    });
+    if ('owner' in log) {
+      throw new FerretError('session_busy', `session ${id} is open in another ferret process (pid ${log.owner}); one process writes a session at a time`);
     }
+    return log;
+  }
+
+  private loaded(id: string, load: (log: SessionLog) => Loaded): Session {
+    const made: { session?: Session } = {};
+    const log = this.openLog(id, () => made.session);
+    let loaded: Loaded;
+    try {
+      loaded = load(log);
+    } catch (err) {
+      log.close();
+      throw storageError(id, err);
+    }
+    made.session = this.build(id, log, loaded);
+    return made.session;
+  }
+
+  private build(id: string, log: SessionLog, loaded: Loaded): Session {
     // Sandbox is fixed per server: a loaded session runs under this server's mode.
-    const session = new Session(id, this.deps, read.events, this.defaults.sandbox); // takes the session's lock first
-    repairTail(file, read);
-    if (read.tornTail || read.badLines) {
-      this.deps.logger.warn({ sessionId: id, tornTail: read.tornTail, badLines: read.badLines }, 'session log was damaged; loaded what was whole');
+    const session = new Session(id, this.deps, log, loaded, this.defaults.sandbox);
+    const { tornTail, badLines } = loaded.damage;
+    if (tornTail || badLines) {
+      this.deps.logger.warn({ sessionId: id, tornTail, badLines }, 'session log was damaged; loaded what was whole');
       session.emit({
         type: 'notice',
         data: {
           level: 'warning',
-          text: `the session log was damaged (${read.tornTail ? 'a torn last line' : ''}${read.tornTail && read.badLines ? ', ' : ''}${read.badLines ? `${read.badLines} bad lines` : ''}); everything before it was restored`,
+          text: `the session log was damaged (${tornTail ? 'a torn last line' : ''}${tornTail && badLines ? ', ' : ''}${badLines ? `${badLines} bad lines` : ''}); everything before it was restored`,
         },
       });
     }
-    this.live.set(id, session);
+    // Folded from seq 1 (no snapshot yet, or one that no longer matched): keep one now for the next load.
+    if (loaded.rebuilt && loaded.lastSeq > 1000) void session.snapshot();
+    this.adopt(session);
     return session;
+  }
+
+  /** A session enters memory: past the cap, the least recently used idle ones leave. */
+  private adopt(s: Session): void {
+    this.live.set(s.id, s);
+    this.enforceCap();
+    if (!this.sweeper && Number.isFinite(this.limits.idleMs)) {
+      this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.min(this.limits.idleMs, 30_000)));
+      this.sweeper.unref();
+    }
+  }
+
+  /**
+   * Past maxLive, the least recently used sessions among those idle for LRU_GRACE_MS leave: a
+   * burst that makes sessions and uses them a moment later does not load each one back from disk.
+   */
+  private enforceCap(): void {
+    const over = this.live.size - this.releasing.size - this.limits.maxLive;
+    if (over <= 0) return;
+    const now = Date.now();
+    const grace = this.limits.lruGraceMs ?? LRU_GRACE_MS;
+    const idle = [...this.live.values()].filter((x) => x.idle && !this.releasing.has(x.id) && now - x.lastActive >= grace).sort((a, b) => a.lastActive - b.lastActive);
+    for (const x of idle.slice(0, over)) void this.release(x);
+    // Still over: look again once the newest of them have been idle long enough.
+    if (idle.length < over && !this.capTimer) {
+      this.capTimer = setTimeout(() => {
+        this.capTimer = undefined;
+        this.enforceCap();
+      }, Math.max(10, grace));
+      this.capTimer.unref();
+    }
+  }
+
+  private capTimer: NodeJS.Timeout | undefined;
+
+  /** Lets go of sessions idle for longer than idleMs. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const s of this.live.values()) if (s.idle && now - s.lastActive >= this.limits.idleMs) void this.release(s);
+  }
+
+  /**
+   * Lets an idle session go: its state is kept in a snapshot, its log closed and its lock given
+   * back. A session used again meanwhile stays. The next get/open loads it from the snapshot.
+   */
+  private release(s: Session): Promise<void> {
+    const had = this.releasing.get(s.id);
+    if (had) return had;
+    const mark = s.lastActive;
+    const p = (async () => {
+      await s.snapshot();
+      if (!s.idle || s.lastActive !== mark || this.live.get(s.id) !== s) return;
+      s.close();
+      this.live.delete(s.id);
+    })()
+      .catch((err: unknown) => this.deps.logger.warn({ err, sessionId: s.id }, 'letting a session go failed'))
+      .finally(() => this.releasing.delete(s.id));
+    this.releasing.set(s.id, p);
+    return p;
+  }
+
+  /**
+   * A client is done with a session (ACP v1 session/close, HTTP close): it is let go now if no
+   * one else uses it (no turn, no permission waiting, no other client), else when they are done.
+   */
+  async close(id: string): Promise<void> {
+    const s = this.live.get(id);
+    if (!s) {
+      this.checkId(id);
+      return;
+    }
+    s.lastActive = 0; // first in line when it becomes idle
+    if (s.idle) await this.release(s);
+  }
+
+  /** Sessions in memory now (for tests and the benchmarks' figures). */
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  /** Keeps a fold for sessions created or loaded from now on (a no-op when it is kept already). */
+  useFold(fold: SessionFold): void {
+    const folds = (this.deps.folds ??= []);
+    if (!folds.some((f) => f.name === fold.name)) (folds as SessionFold[]).push(fold);
+  }
+
+  /** Whether any session runs a turn now. */
+  get running(): boolean {
+    for (const s of this.live.values()) if (s.status === 'running') return true;
+    return false;
   }
 
   /** Every model a person can pick now, with the default and `current` (a session's model) first. */
@@ -122,26 +330,42 @@ export class SessionManager {
     return this.deps.catalog.credentials();
   }
 
-  list(): SessionSummary[] {
-    const out: SessionSummary[] = [...this.live.values()].map((s) => s.summary());
-    for (const id of listStoredSessionIds(this.deps.home)) {
-      if (this.live.has(id)) continue;
-      const m = readMeta(this.deps.home, id);
-      if (m) out.push({ ...m, status: 'idle', live: false });
+  /** Sessions newest first, a page at a time (from the store's index: no log or meta file is read per call). */
+  async list(q: ListQuery = {}): Promise<ListPage> {
+    this.onActivity?.();
+    const cwd = q.cwd;
+    let page;
+    try {
+      page = await this.deps.store.listMetas({ cursor: q.cursor, limit: q.limit, ...(cwd ? { filter: (m) => m.cwd === cwd } : {}) });
+    } catch (err) {
+      if (err instanceof Error && err.name === 'BadCursorError') throw new FerretError('invalid_params', err.message, { field: 'cursor' });
+      throw err;
     }
-    return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    const sessions = page.metas.map((m): SessionSummary => {
+      const s = this.live.get(m.sessionId);
+      return s && !s.isClosed ? s.summary() : { ...m, status: 'idle', live: false };
+    });
+    return { sessions, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
-  /** Graceful stop: cancel running turns, wait for them, flush and close every log. */
+  /** Graceful stop: cancel running turns, wait for them, keep snapshots, flush and close every log. */
   async shutdown(): Promise<void> {
+    clearInterval(this.sweeper);
+    clearTimeout(this.capTimer);
     const all = [...this.live.values()];
     for (const s of all) s.cancel();
     await Promise.all(all.map((s) => s.settled()));
-    for (const s of all) {
-      s.saveMeta();
-      s.close();
-    }
+    await Promise.all(this.releasing.values());
+    for (const s of all) s.saveMeta();
+    await Promise.all(all.map((s) => s.release()));
+    this.live.clear();
+    await this.deps.store.flush();
   }
+}
+
+function storageError(id: string, err: unknown): FerretError {
+  if (isFerretError(err)) return err;
+  return new FerretError('storage', `session ${id}: its log could not be read: ${(err as Error).message}`);
 }
 
 function resolveWorkspace(cwd: string, base: string): string {

@@ -99,3 +99,21 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
   }
 }
+
+/** Bumped when SessionState changes shape: an older snapshot is then folded again from the log. */
+const STATE_VERSION = 2;
+
+/** The state as JSON for a snapshot, without its history (kept apart, one message a line). */
+export function saveState(s: SessionState): unknown {
+  const { history: _history, touched, ...rest } = s;
+  return { v: STATE_VERSION, ...rest, touched: [...touched] };
+}
+
+/** A snapshot's state (with an empty history, filled in apart), or undefined when it is not one this version wrote. */
+export function restoreState(json: unknown): SessionState | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { v, touched, ...rest } = json as Record<string, unknown>;
+  if (v !== STATE_VERSION || !Array.isArray(touched) || typeof rest['cwd'] !== 'string') return undefined;
+  for (const k of ['model', 'mode', 'sandbox', 'approval', 'usage', 'turns', 'modelCalls']) if (!(k in rest)) return undefined;
+  return { ...emptyState(), ...(rest as Omit<SessionState, 'touched' | 'history'>), history: [], touched: new Set(touched as string[]) };
+}

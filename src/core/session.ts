@@ -18,18 +18,17 @@ import {
   type SessionSummary,
   type TurnResult,
 } from '../protocol/index.js';
-import { EventLogWriter, readEventLog } from '../store/event-log.js';
-import { eventsFile, sessionDir } from '../store/paths.js';
-import { lockSession } from '../store/session-lock.js';
-import { writeMeta } from '../store/session-meta.js';
+import type { LogMark, SessionLog } from '../store/session-store.js';
 import type { Tool } from '../tools/define.js';
 import { createMcpPool, type McpPool } from '../tools/mcp-pool.js';
 import { nodeFiles } from '../tools/node-files.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { PendingPermissions } from './approvals.js';
-import { EventBus, type Listener } from './bus.js';
+import { EventBus, type Listener, type SubscribeOptions, type Subscription } from './bus.js';
+import { FoldSet } from './folds.js';
+import { CHECKPOINT_BYTES, CHECKPOINT_EVENTS, type LoadedSession } from './session-load.js';
 import { checkModel } from './model-check.js';
-import { applyEvent, emptyState, type SessionState } from './session-state.js';
+import { applyEvent, emptyState, saveState, type SessionState } from './session-state.js';
 import type { SessionDeps, TurnHost } from './turn-host.js';
 import { runTurn } from './turn.js';
 
@@ -94,50 +93,102 @@ async function exists(path: string): Promise<boolean> {
  * (startTurn, cancel, respondPermission, set*, attach) and read its events, never its fields.
  */
 export class Session implements TurnHost {
-  private readonly st: SessionState = emptyState();
+  private readonly st: SessionState;
   private readonly permissions = new PendingPermissions();
   private readonly bus: EventBus;
+  private readonly folds: FoldSet;
   /** Attached clients, oldest first: the newest with an editor seam serves turns started elsewhere. */
   private readonly attached = new Map<string, Attached>();
   /** Tools of config.json's MCP servers, loaded at the start of a turn. */
   private configTools: Tool[] = [];
-  private seq = 0;
-  private writer: EventLogWriter;
-  private readonly releaseLock: () => void;
+  private seq: number;
   private running: RunningTurn | undefined;
   private closed = false;
+  /** The last checkpoint and snapshot marks: one more is written every so many events. */
+  private cp: LogMark;
+  private snapSeq: number;
+  private snapping: Promise<void> | undefined;
+  /** When a client last used the session (ms since epoch): idle sessions are let go first. */
+  lastActive = Date.now();
 
   constructor(
     readonly id: string,
     readonly deps: SessionDeps,
-    history: SessionEvent[] = [],
+    private readonly log: SessionLog,
+    loaded: LoadedSession = { state: emptyState(), folds: new FoldSet(deps.folds ?? []), recent: [], lastSeq: 0, checkpoint: { seq: 0, at: 0 }, snapshotSeq: 0 },
     /** The server's sandbox, which a loaded session runs under whatever it was created with. */
     sandbox?: SandboxMode,
   ) {
-    const lock = lockSession(sessionDir(deps.home, id));
-    if ('owner' in lock) {
-      throw new FerretError('session_busy', `session ${id} is open in another ferret process (pid ${lock.owner}); one process writes a session at a time`);
-    }
-    this.releaseLock = lock.release;
-    this.writer = new EventLogWriter(eventsFile(deps.home, id), (err) => {
-      deps.logger.error({ err, sessionId: id }, 'event log write failed');
-      // The notice itself is queued for the log too; the writer reports a failure streak once, so this cannot loop.
-      this.emit({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
-    });
+    this.st = loaded.state;
+    this.folds = loaded.folds;
+    this.seq = loaded.lastSeq;
+    this.cp = loaded.checkpoint;
+    this.snapSeq = loaded.snapshotSeq;
+    log.onWritten = (end) => this.written(end);
     this.bus = new EventBus(
-      (after) => {
-        this.writer.flush(); // lines still queued this tick must be on disk before the log is read
-        return readEventLog(eventsFile(deps.home, id)).events.filter((e) => e.seq > after);
-      },
+      // Replays hand each chunk's events to listeners in one go (a reader formats and writes them): keep chunks small.
+      // A history replay leaves most lines unparsed (bigger chunks are cheap); others map every event.
+      (after, opts) => this.log.read(after, { ...opts, chunkBytes: opts?.omitRepeatedChunksUpTo ? HISTORY_CHUNK_BYTES : REPLAY_CHUNK_BYTES }),
       4096,
       (err) => deps.logger.warn({ err, sessionId: id }, 'event listener threw'),
+      loaded.lastSeq,
     );
-    for (const e of history) {
-      applyEvent(this.st, e);
-      this.seq = e.seq;
-    }
-    this.bus.seed(history.slice(-4096));
+    this.bus.seed(loaded.recent.slice(-4096));
     if (sandbox) this.st.sandbox = sandbox;
+    if (loaded.history) {
+      // The history is read in the background; only a turn needs it (it waits in ready()).
+      const read = loaded.history;
+      this.historyReady = read().then(
+        (h) => {
+          this.st.history = h.concat(this.st.history);
+          this.historyReady = undefined;
+        },
+        (err: unknown) => {
+          this.historyReady = undefined;
+          this.loadError = err;
+          deps.logger.error({ err, sessionId: id }, 'reading the session snapshot history failed');
+        },
+      );
+    }
+  }
+
+  /** Set while the snapshot's history is still being read. */
+  private historyReady: Promise<void> | undefined;
+  private loadError: unknown;
+
+  /** Resolves when the session's whole state is in memory (a loaded session reads its history after it opens). */
+  async ready(): Promise<void> {
+    await this.historyReady;
+    if (this.loadError) throw new FerretError('storage', `session ${this.id}: its history could not be read (${errorText(this.loadError)})`);
+  }
+
+  /** After each batch of the log is written: a checkpoint every so often, a snapshot less often. */
+  private written(end: LogMark): void {
+    if (end.seq !== this.seq) return; // fold states are those after this.seq only
+    if (end.seq - this.cp.seq >= CHECKPOINT_EVENTS || end.at - this.cp.at >= CHECKPOINT_BYTES) {
+      this.cp = end;
+      this.log.checkpoint({ ...end, folds: this.folds.save() });
+    }
+    if (end.seq - this.snapSeq >= SNAPSHOT_EVENTS) void this.snapshot();
+  }
+
+  /** Keeps the whole state at the log's end, so a load folds only what comes after. */
+  snapshot(): Promise<void> {
+    if (this.snapping) return this.snapping;
+    // A short log folds faster than a snapshot is read: only longer ones get one.
+    if (this.closed || this.seq === this.snapSeq || this.seq < SNAPSHOT_MIN_EVENTS) return Promise.resolve();
+    this.log.flush();
+    const end = this.log.written;
+    if (end.seq !== this.seq) return Promise.resolve(); // a write is failing: nothing whole to keep
+    if (this.historyReady) return this.historyReady.then(() => this.snapshot()); // never a snapshot with half a history
+    if (this.loadError) return Promise.resolve();
+    this.snapSeq = end.seq;
+    // A copy of the list (messages themselves never change): the snapshot is written in chunks while the session goes on.
+    this.snapping = this.log
+      .snapshot({ ...end, folds: this.folds.save(), state: saveState(this.st), items: this.st.history.slice() })
+      .catch((err: unknown) => this.deps.logger.warn({ err, sessionId: this.id }, 'session snapshot write failed'))
+      .finally(() => (this.snapping = undefined));
+    return this.snapping;
   }
 
   /** Everything the log determines (read only: it changes by events alone). */
@@ -158,18 +209,57 @@ export class Session implements TurnHost {
     return this.running?.turnId;
   }
 
-  /** Number, log, apply, then publish: the log is written before any client sees an event. */
+  /** Number, apply, log, then publish: the log is handed every event before any client sees it. */
   emit<E extends EventDraft>(draft: E): EventOf<E['type']> {
-    const widened: EventDraft = draft;
-    const event: SessionEvent = { seq: ++this.seq, sessionId: this.id, ts: Date.now(), ...widened };
-    this.writer.append(event);
+    if (this.closed) {
+      // A turn that ends after the session closed (a shutdown deadline): nothing is written any more.
+      this.deps.logger.debug({ sessionId: this.id, type: draft.type }, 'event after close dropped');
+      return { seq: this.seq, sessionId: this.id, ts: Date.now(), type: draft.type, data: draft.data } as EventOf<E['type']>;
+    }
+    // Field by field (no spread): the same key order, a fraction of the cost per event.
+    const event = { seq: ++this.seq, sessionId: this.id, ts: Date.now(), type: draft.type, data: draft.data } as SessionEvent;
     applyEvent(this.st, event);
+    this.folds.apply(event);
+    // After the folds: a write this append triggers checkpoints their state after this event.
+    this.log.append(event);
+    this.lastActive = event.ts;
     this.bus.publish(event);
     return event as EventOf<E['type']>;
   }
 
-  subscribe(listener: Listener, afterSeq?: number): () => void {
-    return this.bus.subscribe(listener, afterSeq);
+  /**
+   * Listens to the session's events; with afterSeq, everything after it first (from memory, or
+   * read from the log in chunks: wait for `caughtUp` before relying on having seen it all).
+   */
+  subscribe(listener: Listener, afterSeq?: number, opts?: SubscribeOptions): Subscription {
+    this.lastActive = Date.now();
+    return this.bus.subscribe(listener, afterSeq, opts);
+  }
+
+  /** A registered fold's state after the last event (JSON), so a reader can start here. */
+  foldState(name: string): unknown {
+    return this.folds.saved(name);
+  }
+
+  /**
+   * Where a reader that must start at `seq` can begin: the latest checkpoint at or before it and
+   * the folds' states there (seq 0 and fresh states when there is none).
+   */
+  checkpointAtOrBefore(seq: number): { seq: number; folds: Record<string, unknown> } {
+    const cp = this.log.checkpointAtOrBefore(seq);
+    return cp ? { seq: cp.seq, folds: cp.folds } : { seq: 0, folds: new FoldSet(this.folds.defs).save() };
+  }
+
+  /**
+   * Nothing holds this session in memory: no turn runs, no permission waits, no client is
+   * attached or listening. Only such a session may be let go (and loaded again on demand).
+   */
+  get idle(): boolean {
+    return !this.closed && !this.running && this.permissions.ids().length === 0 && this.attached.size === 0 && !this.bus.busy;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /**
@@ -177,6 +267,7 @@ export class Session implements TurnHost {
    * the newest editor attached); its MCP servers connect in the background through the one pool path.
    */
   attach(opts: AttachOptions): ClientAttachment {
+    this.lastActive = Date.now();
     this.detach(opts.clientId); // the same client attaching again replaces what it brought
     const specs = opts.mcpServers ?? [];
     const pool = specs.length ? createMcpPool(specs, this.deps.logger, 'the client') : undefined;
@@ -200,6 +291,7 @@ export class Session implements TurnHost {
     const entry = this.attached.get(clientId);
     if (!entry || (only && entry !== only)) return;
     this.attached.delete(clientId);
+    this.lastActive = Date.now();
     void entry.pool?.close().catch((err: unknown) => this.deps.logger.warn({ err, clientId }, 'closing MCP servers failed'));
   }
 
@@ -249,6 +341,7 @@ export class Session implements TurnHost {
     const controller = new AbortController();
     const done = runTurn(this, { turnId, text, origin, signal: controller.signal }).finally(() => {
       this.running = undefined;
+      this.lastActive = Date.now();
       this.saveMeta();
     });
     this.running = { turnId, origin, controller, done };
@@ -329,19 +422,34 @@ export class Session implements TurnHost {
     return { ...this.meta(), status: this.status, live: true };
   }
 
-  saveMeta(): void {
-    try {
-      writeMeta(this.deps.home, this.meta());
-    } catch (err) {
-      this.deps.logger.error({ err, sessionId: this.id }, 'session meta write failed');
-    }
+  /** The summary session/list shows, into the store's index (written in the background). */
+  saveMeta(final = false): void {
+    if (this.closed) return;
+    this.deps.store.putMeta(this.meta(), final);
   }
 
+  /** Stops at once: cancels the turn, detaches every client, flushes and closes the log, gives back the lock. */
   close(): void {
-    this.closed = true;
+    if (this.closed) return;
+    this.saveMeta();
     this.cancel();
     for (const id of [...this.attached.keys()]) this.detach(id);
-    this.writer.close();
-    this.releaseLock();
+    this.closed = true;
+    this.log.close();
+  }
+
+  /** Keeps a snapshot of what changed, then closes: a session let go, or a server shutting down. */
+  async release(): Promise<void> {
+    if (this.closed) return;
+    await this.snapshot();
+    this.close();
   }
 }
+
+/** Bytes of log per replay chunk: ~400 events, each mapped, formatted and written to a client in the same turn of the loop. */
+const REPLAY_CHUNK_BYTES = 48 * 1024;
+const HISTORY_CHUNK_BYTES = 256 * 1024;
+/** Logs shorter than this are folded from seq 1 on load: no snapshot. */
+const SNAPSHOT_MIN_EVENTS = 2000;
+/** A snapshot of the whole state every so many events (and when a session is let go). */
+const SNAPSHOT_EVENTS = 20_000;

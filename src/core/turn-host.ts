@@ -5,9 +5,11 @@ import type { ToolSpec } from '../providers/provider.js';
 import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
 import type { RuleSet } from '../sandbox/rules.js';
 import type { AuditLog } from '../store/audit-log.js';
+import type { SessionStore } from '../store/session-store.js';
 import type { Tool } from '../tools/define.js';
 import type { McpPool } from '../tools/mcp-pool.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { SessionFold } from './folds.js';
 import type { SessionState } from './session-state.js';
 
 // What the loop, the tool runner and compaction need of a session. They depend on this, not on
@@ -16,8 +18,15 @@ import type { SessionState } from './session-state.js';
 /** What every session shares: the server's wiring, built once by createCore. */
 export interface SessionDeps {
   home: string;
+  /** Where sessions are kept: logs, snapshots, metas and the session index. */
+  store: SessionStore;
+  /** Folds the core keeps at every seq for the transports (the SSE IDE-frame counters). */
+  folds?: readonly SessionFold[];
   resolver: ModelResolver;
+  /** The built-in tools (after loadTools, when given: a turn awaits it first). */
   tools: ToolRegistry;
+  /** Loads the built-in tools when they are not loaded yet (createCore loads them on first use). */
+  loadTools?: () => Promise<unknown>;
   rules: RuleSet;
   audit: AuditLog;
   logger: Logger;
@@ -41,6 +50,8 @@ export interface OfferedTool {
 
 export interface TurnHost {
   readonly id: string;
+  /** Resolves when the whole state (a loaded session's history) is in memory; a turn waits for it. */
+  ready?(): Promise<void>;
   readonly state: Readonly<SessionState>;
   readonly deps: SessionDeps;
   emit<E extends EventDraft>(draft: E): EventOf<E['type']>;

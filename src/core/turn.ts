@@ -37,6 +37,8 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
   let lastText = '';
   let end: LoopEnd;
   try {
+    await session.ready?.(); // a session loaded from its snapshot reads its history in the background
+    await session.deps.loadTools?.(); // the first turn of a process loads the built-in tools (warm-up may have)
     const command = parseSlashCommand(text);
     const outcome = command ? await runSlashCommand(session, command.name, command.arg, turnId, signal) : { kind: 'prompt' as const, text };
     if (outcome.kind === 'answer') {

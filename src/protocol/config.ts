@@ -44,6 +44,10 @@ export const ConfigSchema = z
     permissionTimeoutMs: z.number().int().positive().optional(),
     /** How long ferret waits for an editor to answer a file request (fs/read_text_file, fs/write_text_file). */
     clientRequestTimeoutMs: z.number().int().positive().optional(),
+    /** An idle session (no turn, no pending permission, no client attached) leaves memory after this many seconds (default 600). */
+    sessionIdleSeconds: z.number().positive().optional(),
+    /** At most this many sessions in memory: past it the least recently used idle ones leave at once (default 256). */
+    maxLiveSessions: z.number().int().positive().optional(),
     /** Bytes of one tool result the model receives (default 256 KiB); the rest is cut with a note. */
     toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
     /** MCP servers offered to every session as mcp__<name>__<tool>. */

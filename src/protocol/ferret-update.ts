@@ -6,65 +6,76 @@ import type { SessionEvent } from './events.js';
  * a replay on session/load adds `user_message_chunk` so the history shows what the user said.
  */
 export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | undefined {
-  const base = { sessionId: e.sessionId, seq: e.seq };
+  // Built field by field, never with object spread: a replay maps a million events, and spreading
+  // made this the most expensive step of it (the key order is the same either way).
+  const sessionId = e.sessionId;
+  const seq = e.seq;
   switch (e.type) {
     case 'message_chunk':
-      return { ...base, kind: 'agent_message_chunk', text: e.data.text };
+      return { sessionId, seq, kind: 'agent_message_chunk', text: e.data.text };
     case 'tool_call_start':
-      return { ...base, kind: 'tool_call_start', id: e.data.callId, tool: e.data.tool, args: e.data.args };
-    case 'tool_call_progress':
-      return { ...base, kind: 'tool_call_progress', id: e.data.callId, [e.data.stream]: e.data.text };
-    case 'tool_call_end':
-      return {
-        ...base,
-        kind: 'tool_call_end',
-        id: e.data.callId,
-        result: {
-          status: e.data.status,
-          output: e.data.output,
-          ...(e.data.exitCode !== undefined ? { exitCode: e.data.exitCode } : {}),
-          ...(e.data.capReached !== undefined ? { capReached: e.data.capReached } : {}),
-        },
-        duration_ms: e.data.durationMs,
-      };
-    case 'permission_requested':
-      return {
-        ...base,
+      return { sessionId, seq, kind: 'tool_call_start', id: e.data.callId, tool: e.data.tool, args: e.data.args };
+    case 'tool_call_progress': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'tool_call_progress', id: e.data.callId };
+      u[e.data.stream] = e.data.text;
+      return u as FerretUpdate;
+    }
+    case 'tool_call_end': {
+      const result: Record<string, unknown> = { status: e.data.status, output: e.data.output };
+      if (e.data.exitCode !== undefined) result['exitCode'] = e.data.exitCode;
+      if (e.data.capReached !== undefined) result['capReached'] = e.data.capReached;
+      return { sessionId, seq, kind: 'tool_call_end', id: e.data.callId, result, duration_ms: e.data.durationMs } as FerretUpdate;
+    }
+    case 'permission_requested': {
+      const u: Record<string, unknown> = {
+        sessionId,
+        seq,
         kind: 'permission_request',
         id: e.data.requestId,
         tool: e.data.tool,
         args: e.data.args,
         risk: e.data.risk,
         reason: e.data.reason,
-        ...(e.data.rule ? { rule: e.data.rule } : {}),
       };
+      if (e.data.rule) u['rule'] = e.data.rule;
+      return u as FerretUpdate;
+    }
     case 'sandbox_violation':
-      return { ...base, kind: 'sandbox_violation', tool: e.data.tool, path: e.data.path ?? null, mode: e.data.mode, reason: e.data.reason };
+      return { sessionId, seq, kind: 'sandbox_violation', tool: e.data.tool, path: e.data.path ?? null, mode: e.data.mode, reason: e.data.reason };
     case 'approval_changed':
-      return { ...base, kind: 'approval_changed', old: e.data.old, new: e.data.new };
-    case 'cost_update':
-      return {
-        ...base,
+      return { sessionId, seq, kind: 'approval_changed', old: e.data.old, new: e.data.new };
+    case 'cost_update': {
+      const u: Record<string, unknown> = {
+        sessionId,
+        seq,
         kind: 'cost_update',
         input: e.data.input,
         output: e.data.output,
         cache: e.data.cache,
         reasoning: e.data.reasoning,
         total_usd: e.data.totalUsd,
-        ...(e.data.contextWindow !== undefined ? { context_window: e.data.contextWindow } : {}),
       };
+      if (e.data.contextWindow !== undefined) u['context_window'] = e.data.contextWindow;
+      return u as FerretUpdate;
+    }
     case 'file_edit':
-      return { ...base, kind: 'file_edit', path: e.data.path, diff: e.data.diff };
-    case 'file_open':
-      return { ...base, kind: 'file_open', path: e.data.path, ...(e.data.line !== undefined ? { line: e.data.line } : {}) };
+      return { sessionId, seq, kind: 'file_edit', path: e.data.path, diff: e.data.diff };
+    case 'file_open': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'file_open', path: e.data.path };
+      if (e.data.line !== undefined) u['line'] = e.data.line;
+      return u as FerretUpdate;
+    }
     case 'notice':
-      return { ...base, kind: 'notice', level: e.data.level, text: e.data.text };
-    case 'turn_end':
-      return { ...base, kind: 'turn_end', id: e.data.turnId, stop_reason: e.data.stopReason, ...(e.data.error !== undefined ? { error: e.data.error } : {}) };
+      return { sessionId, seq, kind: 'notice', level: e.data.level, text: e.data.text };
+    case 'turn_end': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'turn_end', id: e.data.turnId, stop_reason: e.data.stopReason };
+      if (e.data.error !== undefined) u['error'] = e.data.error;
+      return u as FerretUpdate;
+    }
     case 'permission_resolved':
-      return { ...base, kind: 'permission_resolved', id: e.data.requestId, decision: e.data.decision, by: e.data.by };
+      return { sessionId, seq, kind: 'permission_resolved', id: e.data.requestId, decision: e.data.decision, by: e.data.by };
     case 'turn_start':
-      return replay ? { ...base, kind: 'user_message_chunk', text: e.data.text } : undefined;
+      return replay ? { sessionId, seq, kind: 'user_message_chunk', text: e.data.text } : undefined;
     case 'session_created':
     case 'tool_call_running':
     case 'reasoning_chunk':

@@ -8,6 +8,13 @@ export type ToolKind = z.infer<typeof ToolKindSchema>;
 /** How a tool touches the world; the approval policy and the plan mode decide on this. */
 export type ToolEffect = 'read' | 'write' | 'execute';
 
+/**
+ * The built-in tools' ids, in the order they are offered: what --allowed-tools accepts. The CLI
+ * knows them without loading the tools (they load on the first turn); tools/registry.ts holds the
+ * tools themselves, and a test keeps the two lists the same.
+ */
+export const BUILTIN_TOOL_IDS: readonly string[] = ['bash', 'read_file', 'write_file', 'edit_file', 'list_dir', 'glob', 'grep', 'open_file'];
+
 /** File access seam: the node file system by default, an editor's buffers for an attached client. */
 export interface FileAccess {
   /** `signal` lets a cancelled turn stop waiting on a slow editor. */

@@ -1,8 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { SandboxModeSchema, type SandboxMode } from '../protocol/index.js';
+import { AuditIndex } from './audit-index.js';
 
 export const AuditEntrySchema = z.object({
   ts: z.string(),
@@ -43,13 +44,30 @@ const MAC = /,"mac":"([0-9a-f]{64})"\}$/;
  */
 export class AuditLog {
   private readonly persisted = new Map<string, 'always' | 'never'>();
-  private readBytes = 0;
   private key: Buffer | undefined;
+  /** Which lines of the log can decide a request, without reading the whole log per process (audit-index.ts). */
+  private readonly index: AuditIndex;
 
   constructor(
     readonly path: string,
     private readonly onRejected?: (r: AuditRejects) => void,
-  ) {}
+  ) {
+    this.index = new AuditIndex(path, {
+      sign: (body) => {
+        try {
+          return `${body.slice(0, -1)},"mac":"${this.mac(body)}"}`;
+        } catch {
+          return undefined; // no usable key: no index mark (the log is read as before)
+        }
+      },
+      verify: (line) => this.verified(line),
+    });
+  }
+
+  /** Reads what the log holds now in chunks that yield (the idle warm-up), so the first lookup has little left. */
+  prepare(): Promise<void> {
+    return this.index.prepare();
+  }
 
   /** Entries written before the sandbox was recorded were made under the default, workspace-write. */
   private static mapKey(workspace: string, tool: string, key: string, sandbox: SandboxMode = 'workspace-write'): string {
@@ -99,27 +117,10 @@ export class AuditLog {
   }
 
   private catchUp(): void {
-    let size: number;
-    try {
-      size = statSync(this.path).size;
-    } catch {
-      return;
-    }
-    if (size <= this.readBytes) return;
-    const fd = openSync(this.path, 'r');
-    const buf = Buffer.alloc(size - this.readBytes);
-    try {
-      readSync(fd, buf, 0, buf.length, this.readBytes);
-    } finally {
-      closeSync(fd);
-    }
-    const text = buf.toString('utf8');
-    const end = text.lastIndexOf('\n') + 1; // leave a half-written line for next time
-    this.readBytes += Buffer.byteLength(text.slice(0, end));
+    const lines = this.index.newLines();
     let rejected = 0;
     let sample = '';
-    for (const line of text.slice(0, end).split('\n')) {
-      if (!line) continue;
+    for (const line of lines) {
       let e: AuditEntry;
       try {
         e = AuditEntrySchema.parse(JSON.parse(line));

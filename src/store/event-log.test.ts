@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readEventLog, repairTail } from './event-log.js';
+import { LineScanner, readEventLog, repairTail } from './event-log.js';
+import type { SessionEvent } from '../protocol/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ferret-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,5 +40,32 @@ describe('the event log on disk', () => {
     expect(r.events.map((e) => e.seq)).toEqual([1, 3]);
     expect(r.badLines).toBe(2);
     expect(readFileSync(f, 'utf8').endsWith('\n')).toBe(true);
+  });
+
+  it('a history read leaves out the chunks an assistant message repeats, unparsed, and keeps every other chunk', () => {
+    const ev = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, sessionId: 's', ts: 1, type, data });
+    const chunk = (seq: number, text: string) => ev(seq, 'message_chunk', { turnId: 't', text });
+    const lines = [
+      ev(1, 'turn_start', { turnId: 't', text: 'hi' }),
+      chunk(2, 'a'),
+      chunk(3, 'b'),
+      ev(4, 'message', { turnId: 't', message: { role: 'assistant', text: 'ab', toolCalls: [] } }),
+      chunk(5, 'c'),
+      ev(6, 'notice', { level: 'info', text: 'between' }), // not repeated: kept
+      chunk(7, 'd'),
+      ev(8, 'message', { turnId: 't', message: { role: 'assistant', text: 'cd', toolCalls: [] } }),
+      chunk(9, 'e'),
+      ev(10, 'message', { turnId: 't', message: { role: 'assistant', text: 'e', toolCalls: [] } }), // past omitUpTo: kept
+      chunk(11, 'cut off'), // a turn killed mid-stream: kept
+    ];
+    const text = lines.join('\n') + '\n';
+    const scan = new LineScanner({ seq: 0, at: 0 }, 0, false, 8);
+    const out: SessionEvent[] = [];
+    // Fed in small pieces: held chunks carry over piece boundaries.
+    const buf = Buffer.from(text);
+    for (let i = 0; i < buf.length; i += 37) scan.feed(buf.subarray(i, i + 37), out);
+    scan.finish(out);
+    expect(out.map((e) => e.seq)).toEqual([1, 4, 5, 6, 8, 9, 10, 11]);
+    expect(scan.lastSeq).toBe(11);
   });
 });

@@ -6,7 +6,7 @@ import { scanWorkspace, sweepWorkspace, type WorkspaceScan } from '../sandbox/wo
 import type { ToolJudgement } from '../protocol/index.js';
 import type { RuleSet } from '../sandbox/rules.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
-import { killTree } from './kill-tree.js';
+import { spawnCommand } from './spawner.js';
 
 /** Output kept per call (progress and result alike); the rest is drained and dropped. */
 export const BASH_OUTPUT_CAP = 256 * 1024;
@@ -97,17 +97,9 @@ async function runConfined(
   scan: WorkspaceScan | undefined,
   startedAt: number,
 ): Promise<ToolOutcome> {
-  const { execa } = await import('execa'); // ~70 ms of start-up saved until the first command
-  const child = execa(spawn.file, spawn.args, {
-    cwd: ctx.cwd,
-    env: spawn.env,
-    extendEnv: false,
-    detached: true, // own process group, so cancel and timeout kill everything it started
-    stdin: 'ignore',
-    buffer: false,
-    reject: false,
-    stripFinalNewline: false,
-  });
+  // Started by the command helper (spawner.ts): the fork does not block the server's event loop.
+  // Own process group, so cancel and timeout kill everything it started.
+  const child = spawnCommand(spawn.file, spawn.args, { cwd: ctx.cwd, env: spawn.env, keepChars: BASH_OUTPUT_CAP });
   let kept = 0;
   let capReached = false;
   let output = '';
@@ -127,7 +119,7 @@ async function runConfined(
 
   let timedOut = false;
   const kill = () => {
-    killTree(child.pid);
+    child.killTree();
     // A daemon that left the group may still hold the pipes; stop waiting on them.
     child.stdout?.destroy();
     child.stderr?.destroy();
@@ -137,13 +129,13 @@ async function runConfined(
     kill();
   }, a.timeout_ms ?? DEFAULT_TIMEOUT_MS);
   ctx.signal.addEventListener('abort', kill, { once: true });
-  if (ctx.signal.aborted) kill(); // cancelled while bubblewrap was probed or execa loaded
+  if (ctx.signal.aborted) kill(); // cancelled while bubblewrap was probed
   const result = await child;
   clearTimeout(timer);
   ctx.signal.removeEventListener('abort', kill);
   // Children that detached from the group are gone with bwrap's PID namespace; unconfined
   // ones that kept the group still die here.
-  killTree(child.pid);
+  child.killTree();
 
   const exitCode = result.exitCode ?? null;
   let tail = '';

@@ -76,7 +76,7 @@ export interface FerretApiClient {
   /** POST /session: 201 with the new session; no body at all means every default. */
   createSession(body?: NewSession | null, opts?: CallOptions): Promise<SessionDescription>;
   /** GET /session. */
-  listSessions(opts?: CallOptions): Promise<SessionList>;
+  listSessions(opts?: CallOptions & { limit?: number; cursor?: string }): Promise<SessionList>;
   /** GET /session/:id. */
   getSession(sessionId: string, opts?: CallOptions): Promise<SessionDetail>;
   /** GET /session/:id/prompts: what the user said at each turn's start (after a seq, when given). */
@@ -95,6 +95,8 @@ export interface FerretApiClient {
   sendMessage(sessionId: string, text: string | BodyOf<'sendMessage'>, opts?: CallOptions & { wait?: true }): Promise<TurnResult>;
   /** POST /session/:id/cancel: cancels the running turn (a no-op when none runs). */
   cancelTurn(sessionId: string, opts?: CallOptions): Promise<Ok>;
+  /** POST /session/:id/close: done with it; it leaves memory unless a turn runs or another client uses it. */
+  closeSession(sessionId: string, opts?: CallOptions): Promise<Ok>;
   /** POST /session/:id/mode. */
   setMode(sessionId: string, mode: Mode, opts?: CallOptions): Promise<ResponseOf<'setMode', 200>>;
   /** POST /session/:id/model: 422 model_unavailable / auth_required when it cannot run here. */

@@ -36,7 +36,10 @@ export function createFerretClient({ baseUrl, token, fetch = globalThis.fetch, h
     health: (opts) => call('GET', '/health', {}, opts),
     openapi: (opts) => call('GET', '/openapi.json', {}, opts),
     createSession: (body, opts) => call('POST', '/session', body === undefined ? {} : { body }, opts),
-    listSessions: (opts) => call('GET', '/session', {}, opts),
+    listSessions: (opts = {}) => {
+      const query = { ...(opts.limit !== undefined ? { limit: opts.limit } : {}), ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}) };
+      return call('GET', '/session', Object.keys(query).length ? { params: { query } } : {}, opts);
+    },
     getSession: (sessionId, opts) => call('GET', '/session/{id}', { params: id(sessionId) }, opts),
     listPrompts: (sessionId, opts = {}) =>
       call('GET', '/session/{id}/prompts', { params: { ...id(sessionId), ...(opts.after !== undefined ? { query: { after: opts.after } } : {}) } }, opts),
@@ -52,6 +55,7 @@ export function createFerretClient({ baseUrl, token, fetch = globalThis.fetch, h
         opts,
       ),
     cancelTurn: (sessionId, opts) => call('POST', '/session/{id}/cancel', { params: id(sessionId) }, opts),
+    closeSession: (sessionId, opts) => call('POST', '/session/{id}/close', { params: id(sessionId) }, opts),
     setMode: (sessionId, mode, opts) => call('POST', '/session/{id}/mode', { params: id(sessionId), body: { mode } }, opts),
     setModel: (sessionId, model, opts) => call('POST', '/session/{id}/model', { params: id(sessionId), body: { model } }, opts),
     setApproval: (sessionId, preset, opts) => call('POST', '/session/{id}/approval', { params: id(sessionId), body: { preset } }, opts),

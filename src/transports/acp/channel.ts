@@ -6,4 +6,6 @@ export interface Channel {
   send(message: unknown): void;
   /** Resolves once what was sent has been handed on. */
   drain(): Promise<void>;
+  /** Bytes sent but not yet handed to the OS (0 when the channel cannot tell). */
+  backlog?(): number;
 }

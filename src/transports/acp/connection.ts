@@ -24,6 +24,8 @@ export interface AcpServerOptions {
 }
 
 let nextConnection = 1;
+/** A replay waits for the client once this much is queued for it. */
+const BACKLOG_BYTES = 1024 * 1024;
 
 /**
  * One ACP connection over a line channel. It frames, classifies and answers JSON-RPC;
@@ -52,6 +54,7 @@ export class AcpConnection {
       connectionId,
       clientTimeoutMs: opts.clientTimeoutMs ?? 30_000,
       notify: (method, params) => channel.send({ jsonrpc: '2.0', method, params }),
+      backpressure: () => ((channel.backlog?.() ?? 0) > BACKLOG_BYTES && !this.closed ? channel.drain() : undefined),
       request: (method, params, signal) => {
         // After the client left, an agent→client call (editor fs, permission) fails at once rather than hanging a turn.
         if (this.closed) return Promise.reject(new Error('the client closed the connection'));
@@ -136,6 +139,7 @@ export class AcpConnection {
 
   private async answer(id: JsonRpcId, method: string, params: unknown): Promise<void> {
     try {
+      await this.preload(params);
       const result = method === 'initialize' ? await this.initialize(params) : await this.dialect.request(method, params);
       this.channel.send({ jsonrpc: '2.0', id, result: result ?? {} });
     } catch (err) {
@@ -143,6 +147,17 @@ export class AcpConnection {
       if (e.code === -32603) this.ctx.logger.error({ err, method }, 'request failed');
       this.error(id, e);
     }
+  }
+
+  /**
+   * A request naming a session this process has not loaded (or let go while idle) loads it first,
+   * in chunks that never hold the event loop; the dialect then finds it in memory. A failure
+   * (unknown id, another process's session) is left for the dialect to report in its own words.
+   */
+  private async preload(params: unknown): Promise<void> {
+    const id = typeof params === 'object' && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
+    if (typeof id !== 'string' || !this.ctx.manager.has(id)) return;
+    await this.ctx.manager.open(id).catch(() => undefined);
   }
 
   /** Dialect choice (contract section 7): an integer protocolVersion is official ACP v1. */

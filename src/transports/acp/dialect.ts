@@ -12,6 +12,11 @@ export interface DialectContext {
   clientTimeoutMs: number;
   /** Sends a JSON-RPC notification to this connection's client. */
   notify(method: string, params: unknown): void;
+  /**
+   * A promise while the client is behind on what was sent (its pipe full): a long replay waits on
+   * it between chunks instead of piling the whole history up in memory. Undefined: go on.
+   */
+  backpressure?: () => Promise<void> | undefined;
   /** Sends a JSON-RPC request to the client and resolves with its result (ACP v1's agent→client calls); `signal` stops the wait. */
   request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown>;
 }

@@ -5,6 +5,7 @@ import {
   DecisionSchema,
   SandboxModeSchema,
   type Session,
+  type Subscription,
 } from '../../core/index.js';
 import type { Dialect, DialectContext } from './dialect.js';
 import { toFerretUpdate } from '../../core/index.js';
@@ -20,7 +21,7 @@ const P = {
     approval: ApprovalPresetSchema.optional(),
   }),
   load: z.object({ sessionId: SessionId }),
-  list: z.object({}).loose(),
+  list: z.object({ cursor: z.string().optional(), limit: z.number().int().positive().max(10_000).optional(), cwd: z.string().optional() }).loose(),
   message: z.object({ sessionId: SessionId, text: z.string() }),
   cancel: z.object({ sessionId: SessionId }),
   setMode: z.object({ sessionId: SessionId, mode: AgentModeSchema }),
@@ -59,13 +60,15 @@ export class FerretDialect implements Dialect {
       }
       case 'session/load': {
         const p = parseParams(P.load, params);
-        const s = m.get(p.sessionId);
-        this.attach(s, 0);
+        const s = await m.open(p.sessionId);
+        // The history goes out first, read from the log in chunks paced by the client's pipe.
+        await this.attach(s, 0, true).caughtUp;
         return this.describe(s);
       }
-      case 'session/list':
-        parseParams(P.list, params);
-        return { sessions: m.list() };
+      case 'session/list': {
+        const p = parseParams(P.list, params);
+        return m.list({ cursor: p.cursor, limit: p.limit, cwd: p.cwd });
+      }
       case 'session/message': {
         const p = parseParams(P.message, params);
         const s = this.session(p.sessionId);
@@ -134,18 +137,39 @@ export class FerretDialect implements Dialect {
     return s;
   }
 
-  /** Subscribe this connection; with a replay point the history is sent first, marked as replay. */
-  private attach(s: Session, replayAfter?: number): void {
+  /**
+   * Subscribe this connection; with a replay point the history is sent first, marked as replay.
+   * A whole history (session/load) shows each finished reply once, as one agent_message_chunk
+   * with the reply's text, instead of the chunks it streamed in (which are not even read).
+   */
+  private attach(s: Session, replayAfter?: number, history = false): Subscription {
     this.attached.get(s.id)?.();
     const liveFrom = s.lastSeq;
-    const off = s.subscribe((e) => {
-      const replay = e.seq <= liveFrom;
-      // A replayed request already answered would look live; only still-pending ones are re-sent.
-      if (replay && e.type === 'permission_requested' && !s.pendingPermissions().includes(e.data.requestId)) return;
-      const u = toFerretUpdate(e, replay);
-      if (u) this.ctx.notify('session/update', u);
-    }, replayAfter ?? liveFrom);
-    this.attached.set(s.id, off);
+    let chunksSinceMessage = false;
+    const sub = s.subscribe(
+      (e) => {
+        const replay = e.seq <= liveFrom;
+        // A replayed request already answered would look live; only still-pending ones are re-sent.
+        if (replay && e.type === 'permission_requested' && !s.pendingPermissions().includes(e.data.requestId)) return;
+        if (history && replay) {
+          if (e.type === 'message_chunk') chunksSinceMessage = true;
+          else if (e.type === 'message' || e.type === 'turn_start') {
+            const m = e.type === 'message' ? e.data.message : undefined;
+            // Its chunks were left out of the replay: the reply's text stands for them.
+            if (m?.role === 'assistant' && m.text && !chunksSinceMessage) {
+              this.ctx.notify('session/update', { sessionId: s.id, seq: e.seq, kind: 'agent_message_chunk', text: m.text });
+            }
+            chunksSinceMessage = false;
+          }
+        }
+        const u = toFerretUpdate(e, replay);
+        if (u) this.ctx.notify('session/update', u);
+      },
+      replayAfter ?? liveFrom,
+      { ...(this.ctx.backpressure ? { pace: this.ctx.backpressure } : {}), ...(history ? { omitRepeatedChunks: true } : {}) },
+    );
+    this.attached.set(s.id, sub);
+    return sub;
   }
 
   private describe(s: Session) {

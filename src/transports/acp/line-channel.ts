@@ -91,6 +91,10 @@ export class LineChannel implements Channel {
     this.output.write(chunk);
   }
 
+  backlog(): number {
+    return this.queuedBytes + this.output.writableLength;
+  }
+
   /** Resolves when everything queued has been handed to the OS. */
   drain(): Promise<void> {
     this.flush();

@@ -120,6 +120,7 @@ describe('GET /health and GET /openapi.json', () => {
       'POST /session',
       'POST /session/{id}/approval',
       'POST /session/{id}/cancel',
+      'POST /session/{id}/close',
       'POST /session/{id}/message',
       'POST /session/{id}/mode',
       'POST /session/{id}/model',
@@ -137,7 +138,7 @@ describe('the guard', () => {
     }
     expectError(await app.inject({ method: 'GET', url: '/session', headers: { authorization: `Bearer ${TOKEN}x` } }), 401, 'unauthorized', /bearer token/);
     expectError(await app.inject({ method: 'POST', url: '/session', payload: {} }), 401, 'unauthorized', /bearer token/);
-    expect(core.manager.list().length).toBe(0); // nothing was created
+    expect((await core.manager.list()).sessions.length).toBe(0); // nothing was created
   });
 
   it('403 forbidden for a Host that is not this server, before the token is looked at', async () => {

@@ -68,6 +68,12 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   const browser = new BrowserSessions();
   // Host, cross-site (every route, the /acp mount included) and auth checks: auth.ts, cross-site.ts.
   app.addHook('onRequest', requestGuard({ token: opts.token, hosts: opts.hosts, browser, isPublic: (path) => consoleFiles?.has(path) ?? false }));
+  // A session this process has not loaded (or let go while idle) is loaded ahead, in chunks that
+  // never hold the server; the routes then find it in memory. Failures surface from the route.
+  app.addHook('preHandler', async (req) => {
+    const id = (req.params as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'string' && opts.manager.has(id)) await opts.manager.open(id).catch(() => undefined);
+  });
   const mounts = opts.mounts ?? [];
   if (mounts.length) {
     // After the guard: a mounted handler reads the raw request itself (its body, its SSE streams).

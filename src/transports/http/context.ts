@@ -11,8 +11,12 @@ export interface HttpContext {
   sandbox: SandboxMode;
   ideSchema: boolean;
   heartbeatMs: number;
+  /** Bytes that may wait for a live SSE reader: a frame that finds more waiting drops it. */
   maxBufferBytes: number;
+  /** How long a reader may take to bring one frame bigger than maxBufferBytes back under it. */
   stallMs: number;
+  /** The `retry:` SSE streams open with: how soon EventSource reconnects (ms; default 1000). */
+  retryMs?: number;
 }
 
 /** The Fastify instance with the zod type provider, as every route module receives it. */

@@ -117,7 +117,7 @@ describe('cross-site requests', () => {
     ['without a token (loopback)', () => open],
   ])('every state-changing route refuses them %s: 403 forbidden, nothing done', async (_name, a) => {
     const routes = await stateChanging();
-    const before = { sessions: core.manager.list().length, seq: core.manager.get(sid).lastSeq, mounts: mountCalls.length };
+    const before = { sessions: (await core.manager.list()).sessions.length, seq: core.manager.get(sid).lastSeq, mounts: mountCalls.length };
     for (const { method, path, body } of routes) {
       for (const h of HOSTILE) {
         const res = await inject(a(), method, path, { 'content-type': 'application/json', ...h }, body === undefined ? undefined : JSON.stringify(body));
@@ -125,7 +125,7 @@ describe('cross-site requests', () => {
         expect(res.json().error).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/is refused: only this server's own pages may call it/) });
       }
     }
-    expect({ sessions: core.manager.list().length, seq: core.manager.get(sid).lastSeq, mounts: mountCalls.length }).toEqual(before);
+    expect({ sessions: (await core.manager.list()).sessions.length, seq: core.manager.get(sid).lastSeq, mounts: mountCalls.length }).toEqual(before);
   });
 
   it('the tokenless-loopback cancel of the issue: a body-less cross-site POST is refused and the turn goes on', async () => {

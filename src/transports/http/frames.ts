@@ -1,6 +1,6 @@
 import type { SessionEvent } from '../../core/index.js';
 import { toFerretUpdate } from '../../core/index.js';
-import { IdeTranslator } from './ide-frames.js';
+import { restoreIdeTranslator, type IdeTranslator } from './ide-frames.js';
 
 /** One SSE frame as it goes on the wire. */
 export interface SseFrame {
@@ -39,15 +39,16 @@ export function formatFrame(f: SseFrame): string {
 /**
  * Core events of one session → its SSE frames, in order: the `loop_event`, then the IDE frames
  * (unless turned off), then `result` at a turn's end. Deterministic from seq 1, so a replay
- * reproduces the very frames (and ids) a live reader saw.
+ * reproduces the very frames (and ids) a live reader saw; `ideState` (the IDE fold's state the
+ * core kept at some seq) starts it there instead.
  */
 export class FrameMapper {
   private readonly ide: IdeTranslator | undefined;
   private seq = -1;
   private k = 0;
 
-  constructor(sessionId: string, ideSchema: boolean) {
-    this.ide = ideSchema ? new IdeTranslator(sessionId) : undefined;
+  constructor(sessionId: string, ideSchema: boolean, ideState?: unknown) {
+    this.ide = ideSchema ? restoreIdeTranslator(sessionId, ideState) : undefined;
   }
 
   map(e: SessionEvent): (SseFrame & { pos: FramePos })[] {
@@ -63,9 +64,11 @@ export class FrameMapper {
       this.seq = e.seq;
       this.k = 0;
     }
-    return raw.map((f) => {
+    const out: (SseFrame & { pos: FramePos })[] = [];
+    for (const f of raw) {
       const pos = { seq: e.seq, k: this.k++ };
-      return { ...f, id: frameId(pos), pos };
-    });
+      out.push({ event: f.event, data: f.data, id: frameId(pos), pos });
+    }
+    return out;
   }
 }

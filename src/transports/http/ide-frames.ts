@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../../core/index.js';
+import type { SessionEvent, SessionFold } from '../../core/index.js';
 import type { IdeFrame } from './frame-schemas.js';
 
 export type { IdeFrame } from './frame-schemas.js';
@@ -9,20 +9,43 @@ interface PendingCall {
   outputFrames: number;
 }
 
+/** The translator's whole state as JSON: what the core keeps in the log's checkpoints (ideFold). */
+export interface IdeState {
+  pending: [string, PendingCall][];
+  step: number;
+  sequence: number;
+}
+
 /**
  * Core events → ide.md's four IDE frames, for ONE session. Its state (pending calls, step
  * counter, terminal sequence) is a pure fold of the session's events from seq 1, so feeding the
  * same events always yields the same frames: that is what makes a Last-Event-ID resume exact.
+ * The core keeps that state at every checkpoint and at the session's end (ideFold), so a
+ * translator can start at any seq from a saved state instead of folding from seq 1.
  */
 export class IdeTranslator {
   private readonly pending = new Map<string, PendingCall>();
   private step = 0;
   private sequence = 0;
 
-  constructor(readonly sessionId: string) {}
+  /** `sessionId` undefined: any session's events (the fold, which runs inside one session). */
+  constructor(
+    readonly sessionId: string | undefined,
+    saved?: IdeState,
+  ) {
+    if (saved) {
+      for (const [id, call] of saved.pending) this.pending.set(id, { ...call });
+      this.step = saved.step;
+      this.sequence = saved.sequence;
+    }
+  }
+
+  save(): IdeState {
+    return { pending: [...this.pending].map(([id, call]) => [id, { ...call }]), step: this.step, sequence: this.sequence };
+  }
 
   translate(e: SessionEvent): IdeFrame[] {
-    if (e.sessionId !== this.sessionId) return []; // two sessions can never mix frames
+    if (this.sessionId !== undefined && e.sessionId !== this.sessionId) return []; // two sessions can never mix frames
     switch (e.type) {
       case 'tool_call_start':
         this.pending.set(e.data.callId, { tool: e.data.tool, execute: e.data.kind === 'execute', outputFrames: 0 });
@@ -78,4 +101,27 @@ export class IdeTranslator {
   private terminal(processId: string, stream: 'stdout' | 'stderr', chunk: string, capReached: boolean): IdeFrame {
     return { event: 'terminal/output', data: { sessionUpdate: 'terminal/output', processId, stream, chunk, sequence: ++this.sequence, capReached } };
   }
+}
+
+function isIdeState(x: unknown): x is IdeState {
+  if (typeof x !== 'object' || x === null) return false;
+  const s = x as Record<string, unknown>;
+  return Array.isArray(s['pending']) && Number.isInteger(s['step']) && Number.isInteger(s['sequence']);
+}
+
+/** The IDE translator's state as a core fold: checkpointed in the log, so an SSE hub starts at any seq. */
+export const ideFold: SessionFold<IdeTranslator> = {
+  name: 'ide-frames',
+  init: () => new IdeTranslator(undefined),
+  apply: (t, e) => void t.translate(e),
+  save: (t) => t.save(),
+  restore: (json) => {
+    if (!isIdeState(json)) throw new Error('not an IDE translator state');
+    return new IdeTranslator(undefined, json);
+  },
+};
+
+/** A translator for one session from a state the core kept (undefined: the fold is not kept here; start fresh). */
+export function restoreIdeTranslator(sessionId: string, saved: unknown): IdeTranslator {
+  return new IdeTranslator(sessionId, isIdeState(saved) ? saved : undefined);
 }

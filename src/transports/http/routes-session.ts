@@ -3,6 +3,7 @@ import { describeSession } from './context.js';
 import {
   errors,
   guardErrors,
+  ListQuery,
   MessageBody,
   MessageQuery,
   NewSessionBody,
@@ -35,9 +36,26 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     return reply.code(201).send(describeSession(s));
   });
 
-  app.get('/session', { schema: { operationId: 'listSessions', tags: ['sessions'], summary: 'List sessions (live and on disk)', response: { 200: SessionList, ...guardErrors } } }, async () => ({
-    sessions: m.list().map((s) => (s.live ? { ...s, approval: m.get(s.sessionId).state.approval } : s)),
-  }));
+  app.get('/session', {
+    schema: { operationId: 'listSessions', tags: ['sessions'], summary: 'List sessions (live and on disk), newest first, a page at a time', querystring: ListQuery, response: { 200: SessionList, ...guardErrors, ...errors(400) } },
+  }, async (req) => {
+    const page = await m.list({ cursor: req.query.cursor, limit: req.query.limit });
+    // peek: listing a session is not using it (it does not keep an idle session in memory).
+    return { ...page, sessions: page.sessions.map((s) => (s.live ? { ...s, approval: m.peek(s.sessionId)?.state.approval } : s)) };
+  });
+
+  app.post('/session/:id/close', {
+    schema: {
+      operationId: 'closeSession',
+      tags: ['sessions'],
+      summary: 'Done with a session: it leaves memory now unless a turn runs or another client uses it (it stays listed and loads again on demand)',
+      params: SessionParams,
+      response: { 200: Ok, ...sessionErrors },
+    },
+  }, async (req) => {
+    await m.close(req.params.id);
+    return { ok: true as const };
+  });
 
   app.get('/session/:id', {
     schema: { operationId: 'getSession', tags: ['sessions'], summary: "A session's state, status and cost so far", params: SessionParams, response: { 200: SessionDetail, ...sessionErrors } },
@@ -68,11 +86,12 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     },
   }, async (req) => {
     const prompts: { seq: number; turnId: string; text: string; origin?: string }[] = [];
-    // subscribe(…, after) hands over the events after `after` synchronously, from memory or the log.
-    const off = m.get(req.params.id).subscribe((e) => {
+    // subscribe(…, after) hands over the events after `after`: from memory at once, or read from the log in chunks (caughtUp).
+    const sub = m.get(req.params.id).subscribe((e) => {
       if (e.type === 'turn_start' && e.seq > req.query.after) prompts.push({ seq: e.seq, turnId: e.data.turnId, text: e.data.text, ...(e.data.origin !== undefined ? { origin: e.data.origin } : {}) });
     }, req.query.after);
-    off();
+    await sub.caughtUp;
+    sub();
     return { prompts };
   });
 

@@ -39,7 +39,17 @@ export const NewSessionBody = named(
 
 export const SessionDescription = named('SessionDescription', SessionDescriptionSchema);
 export const SessionSummary = named('SessionSummary', SessionSummarySchema.extend({ approval: ApprovalPresetSchema.optional().describe('The approval preset (live sessions only)') }));
-export const SessionList = named('SessionList', z.object({ sessions: z.array(SessionSummary) }));
+export const SessionList = named(
+  'SessionList',
+  z.object({
+    sessions: z.array(SessionSummary),
+    nextCursor: z.string().optional().describe('More sessions follow: pass this back as ?cursor= for the next page'),
+  }),
+);
+export const ListQuery = z.object({
+  cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
+  limit: z.coerce.number().int().positive().max(10_000).optional().describe('Sessions per page (default 1000)'),
+});
 export const Usage = named('Usage', UsageSchema.required());
 
 export const SessionDetail = named(

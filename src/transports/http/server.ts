@@ -16,10 +16,12 @@ export interface HttpServerOptions {
   sandbox: SandboxMode;
   /** Heartbeat comment interval on SSE streams; default FERRET_SSE_HEARTBEAT_MS or 15 s. */
   heartbeatMs?: number;
-  /** How far (bytes) an SSE reader may fall behind before it is dropped; default FERRET_SSE_MAX_BUFFER or 1 MiB. */
+  /** Bytes that may wait for an SSE reader before it is dropped; default FERRET_SSE_MAX_BUFFER or 1 MiB. */
   maxBufferBytes?: number;
-  /** How long a reader may stay more than maxBufferBytes behind; default FERRET_SSE_STALL_MS or 5 s. */
+  /** How long a reader may take to bring one frame bigger than that back under it; default FERRET_SSE_STALL_MS or 5 s. */
   stallMs?: number;
+  /** The `retry:` every SSE stream opens with (ms); default FERRET_SSE_RETRY_MS or 1000. */
+  retryMs?: number;
   /** Largest accepted request body; default 1 MiB. */
   bodyLimit?: number;
   /** Handlers mounted behind the same auth (the CLI mounts ACP over HTTP at /acp). */
@@ -57,6 +59,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     heartbeatMs: opts.heartbeatMs ?? envNumber('FERRET_SSE_HEARTBEAT_MS', 15_000),
     maxBufferBytes: opts.maxBufferBytes ?? envNumber('FERRET_SSE_MAX_BUFFER', 1024 * 1024),
     stallMs: opts.stallMs ?? envNumber('FERRET_SSE_STALL_MS', 5000),
+    retryMs: opts.retryMs ?? envNumber('FERRET_SSE_RETRY_MS', 1000),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     headersTimeoutMs: envNumber('FERRET_HTTP_HEADERS_TIMEOUT_MS', 10_000),
     requestTimeoutMs: envNumber('FERRET_HTTP_REQUEST_TIMEOUT_MS', 30_000),

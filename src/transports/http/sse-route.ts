@@ -6,6 +6,7 @@ import { acceptsEventStream } from './accepts-sse.js';
 import { SseFrameSchema } from './frame-schemas.js';
 import { errors, SessionParams } from './schemas.js';
 import type { FrameHubs } from './frame-hub.js';
+import { ideFold } from './ide-frames.js';
 import { SseSubscriber } from './sse-subscriber.js';
 
 const EventsHeaders = z.object({ 'last-event-id': z.string().optional() }).loose();
@@ -16,6 +17,8 @@ const EventsHeaders = z.object({ 'last-event-id': z.string().optional() }).loose
  * awaitable send() would park one listener per frame on a reader that does not drain.
  */
 export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseSubscriber>, hubs: FrameHubs): void {
+  // The hubs start at any seq from the IDE translator's state, which the core keeps in the log (the CLI registers it at start).
+  ctx.manager.useFold(ideFold);
   app.get('/session/:id/events', {
     sse: { kind: 'only' },
     schema: {
@@ -40,11 +43,11 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
       }
     },
   }, async (req, reply) => {
-    const session = ctx.manager.get(req.params.id);
+    const session = await ctx.manager.open(req.params.id); // a long log is read in chunks, never holding the server
     const last = req.headers['last-event-id'];
     const after = last === undefined || last === '' ? undefined : parseFrameId(last);
     if (last && !after) throw new FerretError('invalid_params', `Last-Event-ID: "${last}" is not a frame id of this server (expected SEQ or SEQ.K)`);
-    const sub = new SseSubscriber(session, reply.raw, { ideSchema: ctx.ideSchema, after, maxBufferBytes: ctx.maxBufferBytes, stallMs: ctx.stallMs, logger: ctx.logger, hubs });
+    const sub = new SseSubscriber(session, reply.raw, { after, maxBufferBytes: ctx.maxBufferBytes, stallMs: ctx.stallMs, logger: ctx.logger, hubs });
     subscribers.add(sub);
     reply.sse.keepAlive();
     reply.sse.onClose(() => {
@@ -53,7 +56,7 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
     });
     reply.sse.sendHeaders(200);
     // Commit the headers so the client sees the stream open; `retry:` makes EventSource come back after 1 s.
-    reply.raw.write(': ferret events\nretry: 1000\n\n');
+    reply.raw.write(`: ferret events\nretry: ${ctx.retryMs ?? 1000}\n\n`);
     sub.start();
   });
 }

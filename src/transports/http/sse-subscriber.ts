@@ -1,32 +1,37 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Session, SessionEvent } from '../../core/index.js';
-import type { FrameHubs } from './frame-hub.js';
-import { formatFrame, FrameMapper, isAfter, type FramePos } from './frames.js';
+import type { Session } from '../../core/index.js';
+import type { FrameHubs, ReaderHandle } from './frame-hub.js';
+import type { FramePos } from './frames.js';
 
 export interface SubscriberOptions {
-  ideSchema: boolean;
   /** Send frames after this position; undefined = only what happens from now on. */
   after: FramePos | undefined;
-  /** Bytes a reader may stay behind for longer than `stallMs` before it is dropped. */
+  /** Bytes that may wait for a live reader (beyond the backlog its resume was sent at once). */
   maxBufferBytes: number;
-  /** How long a reader may sit above maxBufferBytes (a burst is fine; a stalled reader is not). */
+  /** How long a reader may take to bring one frame bigger than maxBufferBytes back under it. */
   stallMs: number;
   logger: Logger;
   hubs: FrameHubs;
 }
 
-/** Live bytes past the replay backlog that drop a reader at once, whatever its pace: the hard memory bound. */
-const HARD_LIMIT_FACTOR = 16;
+/** How long a replay waits for a socket that does not drain before it drops the reader. */
+const REPLAY_STALL_MS = 30_000;
 
 /**
  * One SSE reader of one session. The session's listener only formats and hands bytes to the
- * socket (never blocks, never awaits). A reader that stays more than maxBufferBytes behind for
- * stallMs, or falls 16× that behind at all, is dropped and can come back with Last-Event-ID.
+ * socket (never blocks, never awaits). A resume that the session's window does not cover is
+ * replayed from the log in chunks that wait for the socket to drain. Once live, at most
+ * maxBufferBytes may wait for a reader (beyond the backlog its resume was sent at once): a frame
+ * that finds more than that waiting drops the reader instead of being queued, so a reader holds
+ * at most maxBufferBytes plus one frame. A single frame bigger than the limit is still sent; the
+ * reader is dropped if it has not taken the backlog back under the limit within stallMs. A
+ * dropped reader can come back with Last-Event-ID and lose nothing.
  */
 export class SseSubscriber {
-  private off: (() => void) | undefined;
+  private handle: ReaderHandle | undefined;
   private closed = false;
+  /** What the resume wrote at once (a window's worth): it drains first and does not count against the limit. */
   private allowance = 0;
   private live = false;
   private stallTimer: NodeJS.Timeout | undefined;
@@ -37,39 +42,67 @@ export class SseSubscriber {
     private readonly opts: SubscriberOptions,
   ) {}
 
-  /**
-   * Joins the session's shared frame hub (frames after the cursor from its window, then live);
-   * a cursor older than the window is served by a private replay from seq 1 instead.
-   */
+  /** Joins the session's stream: the frames after the cursor (from the hub's window or the log), then live. */
   start(): void {
     const write = (text: string) => {
       if (!this.closed) this.write(text);
     };
-    this.off = this.opts.hubs.attach(this.session, this.opts.after, write) ?? this.privateReplay(write);
-    this.allowance = this.out.writableLength;
-    this.live = true;
-    if (this.closed) this.off();
+    this.handle = this.opts.hubs.attach(this.session, this.opts.after, write, { pace: () => this.pace() });
+    // What the resume wrote up to now drains first; from here on the limit holds.
+    void this.handle.ready.then(() => {
+      this.allowance = this.out.writableLength;
+      this.live = true;
+    });
+    if (this.closed) this.handle();
   }
 
-  private privateReplay(write: (text: string) => void): () => void {
-    const mapper = new FrameMapper(this.session.id, this.opts.ideSchema);
-    const cursor = this.opts.after ?? { seq: this.session.lastSeq, k: Number.MAX_SAFE_INTEGER };
-    return this.session.subscribe((e: SessionEvent) => {
-      for (const f of mapper.map(e)) if (isAfter(f.pos, cursor)) write(formatFrame(f));
-    }, 0);
+  /** A replay waits while the socket holds more than half the limit; a socket that never drains is dropped. */
+  private pace(): Promise<void> | undefined {
+    if (this.closed || this.out.writableLength <= this.opts.maxBufferBytes / 2) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.out.off('drain', done);
+        this.out.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.drop(this.out.writableLength);
+        done();
+      }, REPLAY_STALL_MS);
+      timer.unref();
+      this.out.once('drain', done);
+      this.out.once('close', done);
+    });
   }
+
+  /** Frames written in one turn of the event loop go to the socket in one write. */
+  private send(text: string): void {
+    if (!this.corked) {
+      this.corked = true;
+      this.out.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.out.uncork();
+      });
+    }
+    this.out.write(text);
+  }
+
+  private corked = false;
 
   private write(text: string): void {
+    if (!this.live) return this.send(text);
     const before = this.out.writableLength;
-    if (this.live) this.allowance = Math.min(this.allowance, before);
+    this.allowance = Math.min(this.allowance, before);
+    const limit = this.allowance + this.opts.maxBufferBytes;
     // Judged on the backlog before this frame: one huge frame to a caught-up reader is not a stall.
-    if (this.live && before > this.allowance + HARD_LIMIT_FACTOR * this.opts.maxBufferBytes) return this.drop(before);
-    this.out.write(text);
-    const behind = this.out.writableLength;
-    if (behind > this.opts.maxBufferBytes && !this.stallTimer) {
+    if (before > limit) return this.drop(before);
+    this.send(text);
+    if (this.out.writableLength > limit && !this.stallTimer) {
       this.stallTimer = setTimeout(() => {
         this.stallTimer = undefined;
-        if (this.out.writableLength > this.opts.maxBufferBytes) this.drop(this.out.writableLength);
+        if (this.out.writableLength > this.allowance + this.opts.maxBufferBytes) this.drop(this.out.writableLength);
       }, this.opts.stallMs);
       this.stallTimer.unref();
     }
@@ -86,7 +119,7 @@ export class SseSubscriber {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.stallTimer);
-    this.off?.();
+    this.handle?.();
     if (abort) this.out.destroy();
     else this.out.end();
   }

@@ -14,6 +14,8 @@ const EXT_METHODS = ['_ferret/setApproval', '_ferret/status', '_ferret/bridgeSta
 const EXT_NOTIFICATIONS = ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation'];
 
 const authMethodId = (envVar: string) => `env:${envVar}`;
+/** Sessions per session/list answer; the rest come with `cursor: nextCursor`. */
+const LIST_PAGE = 500;
 
 /**
  * One auth method per built-in provider key (codex-acp's `env_var` shape): the editor learns which
@@ -97,13 +99,16 @@ class AcpV1Dialect implements Dialect {
       case 'session/resume': {
         const p = parseParams(P.loadSession, params);
         const s = this.session(p.sessionId);
-        this.link(s, method === 'session/load', p.mcpServers);
+        // session/load replays the history before it answers (read from the log in chunks).
+        await this.link(s, method === 'session/load', p.mcpServers).replayed;
         return sessionSetup(s, m);
       }
       case 'session/list': {
         const p = parseParams(P.listSessions, params);
-        const sessions = m.list().filter((x) => !p.cwd || x.cwd === p.cwd);
+        const page = await m.list({ cursor: p.cursor ?? undefined, limit: LIST_PAGE, cwd: p.cwd ?? undefined });
+        const sessions = page.sessions;
         return {
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
           sessions: sessions.map((x) => ({
             sessionId: x.sessionId,
             cwd: x.cwd,
@@ -121,6 +126,8 @@ class AcpV1Dialect implements Dialect {
           link.close();
           this.links.delete(p.sessionId);
         }
+        // Nobody else using it: it leaves memory now (snapshot kept, log closed); a later load brings it back.
+        if (this.ctx.manager.has(p.sessionId)) await this.ctx.manager.close(p.sessionId);
         return {};
       }
       case 'session/prompt':

@@ -38,6 +38,9 @@ export class SessionLink {
     this.clientId = `acp:${ctx.connectionId}`;
   }
 
+  /** Settles when the history (session/load) has gone out: the load answers after it. */
+  replayed: Promise<void> = Promise.resolve();
+
   /** Subscribes; with `replay` the whole history goes out first (session/load), with final statuses. */
   attach(replay: boolean, mcpServers: McpServerParam[]): void {
     this.off?.();
@@ -50,9 +53,21 @@ export class SessionLink {
       usageBase: replay ? ZERO_USAGE : s.state.usage,
     });
     const asked = new Map<string, EventData<'permission_requested'>>();
-    this.off = s.subscribe(
+    let chunksSinceMessage = false;
+    const sub = s.subscribe(
       (e) => {
         const isReplay = e.seq <= liveFrom;
+        if (isReplay && replay) {
+          // The history shows each finished reply once: its chunks were left out of the replay (never read).
+          if (e.type === 'message_chunk') chunksSinceMessage = true;
+          else if (e.type === 'message' || e.type === 'turn_start') {
+            const m = e.type === 'message' ? e.data.message : undefined;
+            if (m?.role === 'assistant' && m.text && !chunksSinceMessage) {
+              this.send(mapper, { seq: e.seq, sessionId: e.sessionId, ts: e.ts, type: 'message_chunk', data: { turnId: e.data.turnId, text: m.text } }, true);
+            }
+            chunksSinceMessage = false;
+          }
+        }
         this.send(mapper, e, isReplay);
         if (e.type === 'permission_requested') {
           if (isReplay) asked.set(e.data.requestId, e.data);
@@ -66,10 +81,14 @@ export class SessionLink {
         }
       },
       replay ? 0 : undefined,
+      { ...(this.ctx.backpressure ? { pace: this.ctx.backpressure } : {}), ...(replay ? { omitRepeatedChunks: true } : {}) },
     );
+    this.off = sub;
     // A permission still pending from before this client came: ask it too, once it knows the session.
-    const pending = s.pendingPermissions().flatMap((id) => asked.get(id) ?? []);
-    if (pending.length) setImmediate(() => pending.forEach((d) => this.ask(d)));
+    this.replayed = sub.caughtUp.then(() => {
+      const pending = s.pendingPermissions().flatMap((id) => asked.get(id) ?? []);
+      if (pending.length) setImmediate(() => pending.forEach((d) => this.ask(d)));
+    });
     this.attachment?.detach();
     const fs = this.caps.fs;
     this.attachment = s.attach({

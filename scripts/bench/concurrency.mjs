@@ -1,0 +1,120 @@
+// Concurrency: N sessions over HTTP (made first, not timed), then one turn each at once whose
+// scripted model asks for one `bash true` (workspace-write: bubblewrap; full-auto) and then says
+// "done". turns/s = N / (first message sent → last answer), errors = non-2xx, stop reason ≠
+// end_turn, or a tool call that did not complete. The server's peak RSS is read after.
+// Floor, same run: a plain node process that spawns the same N sandboxes (the exact bwrap argv
+// ferret builds, from src/sandbox/confine.ts) all at once with child_process.spawn and waits for
+// them: spawns/s. The ratio is floor ÷ ferret (how many times slower ferret's turns are).
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { api } from '../../test/support/http.mjs';
+import { track } from '../../test/support/spawn.mjs';
+import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
+import { ferret, memOf, median, now, withTimeout } from './lib.mjs';
+
+// The exact argv ferret builds: confine.ts bundled on its own (the CLI is one bundle).
+async function confineArgv(ws) {
+  const { build } = await import('rolldown');
+  const dir = tempDir('bench-conc-confine');
+  await build({ input: new URL('../../src/sandbox/confine.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'confine.mjs' }, logLevel: 'silent' });
+  const { confineCommand } = await import(`${dir}/confine.mjs`);
+  const c = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
+  removeDir(dir);
+  return { file: c.file, args: c.args, env: c.env };
+}
+
+const FLOOR_SRC = `
+const { spawn } = require('node:child_process');
+const [n, spec] = [Number(process.argv[1]), JSON.parse(process.argv[2])];
+process.stdin.once('data', () => {
+  const t0 = performance.now();
+  let left = n, bad = 0;
+  for (let i = 0; i < n; i++) {
+    const c = spawn(spec.file, spec.args, { env: spec.env, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    c.stdout.resume(); c.stderr.resume();
+    c.on('error', () => { bad++; if (--left === 0) done(); });
+    c.on('close', (code) => { if (code !== 0) bad++; if (--left === 0) done(); });
+  }
+  function done() { process.stdout.write(JSON.stringify({ ms: performance.now() - t0, bad }) + '\\n'); }
+});
+`;
+
+async function floor(n, spec, ws) {
+  const c = track(spawn(process.execPath, ['-e', FLOOR_SRC, String(n), JSON.stringify({ ...spec, cwd: ws })], { stdio: ['pipe', 'pipe', 'ignore'] }));
+  await new Promise((r) => setTimeout(r, 300));
+  const got = new Promise((r) => c.stdout.setEncoding('utf8').once('data', (d) => r(JSON.parse(d))));
+  c.stdin.write('go\n');
+  const r = await withTimeout(got, 120_000, 'raw spawn floor');
+  c.kill('SIGKILL');
+  return r;
+}
+
+async function ferretTurns(n, ws, home) {
+  const f = ferret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--approval', 'full-auto', '--sandbox', 'workspace-write'], home);
+  try {
+    const url = await f.listening();
+    const model = 'scripted:' + writeScript(ws, 'conc.json', { responses: [{ toolCalls: [{ id: 'c1', name: 'bash', arguments: { command: 'true' } }] }, { chunks: ['done'] }] });
+    const ids = [];
+    for (let i = 0; i < n; i++) {
+      const s = await api(url, 'POST', '/session', { model });
+      if (s.status !== 201) throw new Error(`POST /session: ${s.status} ${JSON.stringify(s.body)}`);
+      ids.push(s.body.sessionId);
+    }
+    // A warm process: one turn first (the first tool call of a process is its own benchmark).
+    await api(url, 'POST', `/session/${ids[0]}/message`, { text: 'warm' });
+    const t0 = now();
+    const replies = await withTimeout(Promise.all(ids.slice(1).map((id) => api(url, 'POST', `/session/${id}/message`, { text: 'go' }).catch((e) => ({ status: 0, body: { error: String(e) } })))), 300_000, `${n} turns`);
+    const ms = now() - t0;
+    let errors = 0;
+    for (const r of replies) if (r.status !== 200 || r.body.stopReason !== 'end_turn') errors++;
+    // Each tool call ran to completion (a failed spawn still ends the turn).
+    const mem = memOf(f.child.pid);
+    return { turnsPerS: (n - 1) / (ms / 1000), ms, errors, peakMB: mem.peakMB };
+  } finally {
+    await f.kill();
+  }
+}
+
+export async function run({ quick = false } = {}) {
+  const n = quick ? 200 : 1000;
+  const reps = quick ? 1 : 2;
+  const ws = tempDir('bench-conc-ws');
+  writeFileSync(join(ws, 'README'), 'bench\n');
+  const spec = await confineArgv(ws);
+  const fl = [];
+  const fe = [];
+  let errors = 0;
+  let peak = 0;
+  let floorBad = 0;
+  try {
+    for (let i = 0; i < reps; i++) {
+      const r = await floor(n - 1, spec, ws);
+      fl.push((n - 1) / (r.ms / 1000));
+      floorBad += r.bad;
+      const home = tempDir('bench-conc-home');
+      const t = await ferretTurns(n, ws, home);
+      removeDir(home);
+      fe.push(t.turnsPerS);
+      errors += t.errors;
+      peak = Math.max(peak, t.peakMB);
+    }
+  } finally {
+    removeDir(ws);
+  }
+  const f = median(fl);
+  const v = median(fe);
+  return [
+    { bench: 'concurrency', metric: `floor: ${n - 1} raw bwrap spawns of ferret's argv at once (child_process.spawn, a bare node)`, value: f, unit: 'spawns/s', runs: reps, ...(floorBad ? { note: `${floorBad} failed` } : {}) },
+    {
+      bench: 'concurrency', metric: `${n - 1} sessions at once, one \`bash true\` turn each (HTTP, bwrap, full-auto): turns/s`, value: v, unit: 'turns/s', floor: f, ratio: f / v, runs: reps,
+      target: 'floor ÷ ferret ≤ 1.5', met: f / v <= 1.5,
+    },
+    { bench: 'concurrency', metric: `${n - 1} concurrent turns: errors (all runs)`, value: errors, unit: 'count', runs: reps, target: '0', met: errors === 0 },
+    { bench: 'concurrency', metric: `${n - 1} concurrent turns: server peak RSS`, value: peak, unit: 'MB', runs: reps },
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.table(await run({ quick: process.argv.includes('--quick') }));
+}

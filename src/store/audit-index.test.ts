@@ -1,0 +1,71 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AuditLog, type AuditEntry } from './audit-log.js';
+
+// A shared audit.jsonl grows by one line per decision; a new process must not read it whole.
+
+const dir = mkdtempSync(join(tmpdir(), 'ferret-audit-index-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
+  ts: '2026-01-01T00:00:00.000Z',
+  sessionId: 's1',
+  workspace: '/ws',
+  sandbox: 'workspace-write',
+  tool: 'bash',
+  key: 'ls',
+  decision: 'allow',
+  by: 'classifier',
+  ...over,
+});
+const fresh = () => join(dir, `a${n++}`, 'audit.jsonl');
+const look = (file: string, key: string) => new AuditLog(file).lookup('/ws', 'bash', key, 'workspace-write');
+
+describe('the audit log index', () => {
+  it('a new process reads the index and the log after its last mark, not the log before it', async () => {
+    const file = fresh();
+    const a = new AuditLog(file);
+    a.append(entry({ key: 'npm test', decision: 'always', by: 'person' }));
+    for (let i = 0; i < 3000; i++) a.append(entry({ key: `cat f${i}` })); // ~400 KB of policy decisions
+    a.append(entry({ key: 'rm -rf build', decision: 'never', by: 'person' }));
+    expect(a.lookup('/ws', 'bash', 'npm test', 'workspace-write')).toBe('always'); // scans, writes the index
+    const index = readFileSync(join(file, '..', 'audit.index.jsonl'), 'utf8');
+    expect(index).toContain('"upTo"');
+    // Wreck everything before the mark, keeping its length: a process that reads the index never looks there.
+    const text = readFileSync(file, 'utf8');
+    const upTo = Math.max(...index.split('\n').filter((l) => l.includes('"upTo"')).map((l) => JSON.parse(l).upTo as number));
+    writeFileSync(file, 'x'.repeat(upTo - 1) + '\n' + text.slice(upTo));
+    expect(look(file, 'npm test')).toBe('always');
+    expect(look(file, 'rm -rf build')).toBe('never');
+    // What is appended after the mark is still read, also an unsigned "never" written by hand.
+    appendFileSync(file, `${JSON.stringify(entry({ key: 'make deploy', decision: 'never', by: 'person' }))}\n`);
+    expect(look(file, 'make deploy')).toBe('never');
+    // prepare() (the idle warm-up) does the reading ahead; lookups then agree.
+    const c = new AuditLog(file);
+    await c.prepare();
+    expect(c.lookup('/ws', 'bash', 'npm test', 'workspace-write')).toBe('always');
+    expect(c.lookup('/ws', 'bash', 'make deploy', 'workspace-write')).toBe('never');
+  });
+
+  it('the last decision for a key wins, in log order, however the index was written', () => {
+    const file = fresh();
+    const a = new AuditLog(file);
+    a.append(entry({ key: 'git push', decision: 'always', by: 'person' }));
+    for (let i = 0; i < 2500; i++) a.append(entry({ key: `cat f${i}` }));
+    a.lookup('/ws', 'bash', 'x', 'workspace-write'); // index with a mark after the "always"
+    a.append(entry({ key: 'git push', decision: 'never', by: 'person' }));
+    for (let i = 0; i < 2500; i++) a.append(entry({ key: `cat g${i}` }));
+    expect(a.lookup('/ws', 'bash', 'git push', 'workspace-write')).toBe('never');
+    expect(look(file, 'git push')).toBe('never');
+  });
+
+  it('a forged mark (no valid mac) is ignored: the log before it is still read', () => {
+    const file = fresh();
+    const a = new AuditLog(file);
+    a.append(entry({ key: 'rm -rf /tmp/x', decision: 'never', by: 'person' }));
+    appendFileSync(join(file, '..', 'audit.index.jsonl'), `${JSON.stringify({ upTo: 10_000_000 })}\n`);
+    expect(look(file, 'rm -rf /tmp/x')).toBe('never');
+  });
+});

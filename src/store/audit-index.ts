@@ -1,0 +1,224 @@
+import { appendFileSync, closeSync, openSync, readSync, statSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** Bytes read at a time: a million-line log is scanned in bounded memory. */
+const CHUNK_BYTES = 1024 * 1024;
+/** After this many new bytes scanned, the person decisions found are added to the index. */
+const INDEX_EVERY_BYTES = 256 * 1024;
+/** Lines that may decide a later request (AuditLog keeps only these): a cheap test before JSON.parse. */
+const PERSON = /"by"\s*:\s*"person"/;
+const PERSISTED = /"decision"\s*:\s*"(?:always|never)"/;
+
+/** Signs and checks the index's own lines with the audit log's key. */
+export interface IndexSigner {
+  sign(body: string): string | undefined;
+  verify(line: string): boolean;
+}
+
+/**
+ * The audit log's index (`audit.index.jsonl` beside `audit.jsonl`): the lines that can decide a
+ * later request (a person's "always"/"never"), each with its byte offset in the log, and signed
+ * marks `{"upTo":N}` saying every such line before byte N is above. A process reads the index
+ * (small) and then only the log's bytes after the last mark, instead of the whole log: a shared
+ * log of a million policy decisions costs a new process nothing. Lines are handed out in log
+ * order, raw, for AuditLog to verify and apply as before.
+ */
+export class AuditIndex {
+  private readonly file: string;
+  /** The log is applied up to here: [0, logBytes) went through newLines(). */
+  private logBytes = 0;
+  private indexBytes = 0;
+  /** Person lines found by our own scan since the last mark we wrote or read. */
+  private unindexed: { at: number; line: string }[] = [];
+  private markedUpTo = 0;
+  /** Lines found by prepare() and not yet handed out. */
+  private ready: { at: number; line: string }[] = [];
+
+  constructor(
+    private readonly log: string,
+    private readonly signer: IndexSigner,
+  ) {
+    this.file = join(dirname(log), 'audit.index.jsonl');
+  }
+
+  /** The decision lines appended to the log since the last call (all of them the first time), oldest first. */
+  newLines(): string[] {
+    const out = this.ready;
+    this.ready = [];
+    this.readIndexSync(out);
+    this.scanSync(out);
+    this.writeIndex();
+    return sortUnique(out);
+  }
+
+  /** The same reading done ahead, in chunks that yield (the idle warm-up): the next newLines() has little left. */
+  async prepare(): Promise<void> {
+    const out = this.ready;
+    await this.readIndex(out);
+    await this.scan(out);
+    this.writeIndex();
+  }
+
+  /** Index lines after what we read: entries past what we applied, and marks. */
+  private takeIndex(text: string, out: { at: number; line: string }[]): void {
+    for (const raw of text.split('\n')) {
+      if (!raw) continue;
+      let e: { at?: unknown; line?: unknown; upTo?: unknown };
+      try {
+        e = JSON.parse(raw) as typeof e;
+      } catch {
+        continue;
+      }
+      if (typeof e.upTo === 'number') {
+        // A mark lets us skip the log before it; only a signed one (a forged mark could hide a "never").
+        if (e.upTo > this.logBytes && this.signer.verify(raw)) {
+          this.logBytes = e.upTo;
+          this.markedUpTo = Math.max(this.markedUpTo, e.upTo);
+        }
+        continue;
+      }
+      if (typeof e.at === 'number' && typeof e.line === 'string' && e.at >= this.appliedBelow) out.push({ at: e.at, line: e.line });
+    }
+  }
+
+  /** Entries below this offset were applied already (by our own scan or an earlier index read). */
+  private appliedBelow = 0;
+
+  private readIndexSync(out: { at: number; line: string }[]): void {
+    let size: number;
+    try {
+      size = statSync(this.file).size;
+    } catch {
+      return;
+    }
+    if (size <= this.indexBytes) return;
+    const fd = openSync(this.file, 'r');
+    try {
+      const buf = Buffer.alloc(size - this.indexBytes);
+      const n = readSync(fd, buf, 0, buf.length, this.indexBytes);
+      this.takeIndexBytes(buf.subarray(0, n), out);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private async readIndex(out: { at: number; line: string }[]): Promise<void> {
+    let size: number;
+    try {
+      size = (await stat(this.file)).size;
+    } catch {
+      return;
+    }
+    if (size <= this.indexBytes) return;
+    const fh = await open(this.file, 'r');
+    try {
+      const buf = Buffer.alloc(size - this.indexBytes);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, this.indexBytes);
+      this.takeIndexBytes(buf.subarray(0, bytesRead), out);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private takeIndexBytes(buf: Buffer, out: { at: number; line: string }[]): void {
+    const end = buf.lastIndexOf(0x0a) + 1; // a half-written last line is read next time
+    this.indexBytes += end;
+    this.takeIndex(buf.toString('utf8', 0, end), out);
+  }
+
+  private scanSync(out: { at: number; line: string }[]): void {
+    let size: number;
+    try {
+      size = statSync(this.log).size;
+    } catch {
+      return;
+    }
+    if (size <= this.logBytes) return;
+    const fd = openSync(this.log, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - this.logBytes));
+      while (this.logBytes < size) {
+        const n = readSync(fd, buf, 0, Math.min(buf.length, size - this.logBytes), this.logBytes);
+        if (n === 0 || !this.takeLog(buf.subarray(0, n), out, n === size - this.logBytes)) break;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private async scan(out: { at: number; line: string }[]): Promise<void> {
+    let size: number;
+    try {
+      size = (await stat(this.log)).size;
+    } catch {
+      return;
+    }
+    if (size <= this.logBytes) return;
+    const fh = await open(this.log, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - this.logBytes));
+      while (this.logBytes < size) {
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - this.logBytes), this.logBytes);
+        if (bytesRead === 0 || !this.takeLog(buf.subarray(0, bytesRead), out, bytesRead === size - this.logBytes)) break;
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Takes the whole lines of one chunk read at logBytes; false when none is whole (a half-written last line). */
+  private takeLog(buf: Buffer, out: { at: number; line: string }[], last: boolean): boolean {
+    let end = buf.lastIndexOf(0x0a) + 1;
+    if (end === 0) {
+      if (last) return false; // a half-written line: next time
+      end = buf.length; // a line longer than a chunk: not one of ours to apply (ours are short); skip it
+    }
+    let at = this.logBytes;
+    const text = buf.toString('utf8', 0, end);
+    let from = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', from);
+      const line = text.slice(from, nl < 0 ? text.length : nl);
+      if (line && PERSON.test(line) && PERSISTED.test(line)) {
+        const e = { at, line };
+        out.push(e);
+        this.unindexed.push(e);
+      }
+      if (nl < 0) break;
+      at += Buffer.byteLength(line) + 1;
+      from = nl + 1;
+    }
+    this.logBytes += end;
+    this.appliedBelow = this.logBytes;
+    return true;
+  }
+
+  /** Adds what our scan found to the index, with a signed mark, once enough new log was scanned. */
+  private writeIndex(): void {
+    this.appliedBelow = this.logBytes;
+    if (this.logBytes - this.markedUpTo < INDEX_EVERY_BYTES) return;
+    const mark = this.signer.sign(JSON.stringify({ upTo: this.logBytes }));
+    if (!mark) return;
+    const lines = this.unindexed.map((e) => JSON.stringify(e) + '\n').join('') + mark + '\n';
+    try {
+      appendFileSync(this.file, lines, { mode: 0o600 });
+      this.unindexed = [];
+      this.markedUpTo = this.logBytes;
+    } catch {
+      /* no index: the next process scans a little more */
+    }
+  }
+}
+
+function sortUnique(xs: { at: number; line: string }[]): string[] {
+  xs.sort((a, b) => a.at - b.at);
+  const out: string[] = [];
+  let last = -1;
+  for (const x of xs) {
+    if (x.at === last) continue;
+    last = x.at;
+    out.push(x.line);
+  }
+  return out;
+}

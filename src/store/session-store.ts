@@ -1,0 +1,148 @@
+import type { SessionEvent, SessionMeta } from '../protocol/index.js';
+
+// The seam between the core and where sessions are kept. The file store (file-store.ts) is the
+// one implementation today; another (Redis, …) is one more file implementing these interfaces.
+// Positions (`at`) are the implementation's own (byte offsets for the file store): the core only
+// hands them back.
+
+/** A point in one session's log: just after event `seq`. */
+export interface LogMark {
+  seq: number;
+  at: number;
+}
+
+/** Named fold states (core/folds.ts) as JSON, at a mark. */
+export type FoldStates = Record<string, unknown>;
+
+/** Where a reader can start without reading from seq 1, and the folds' states there. */
+export interface Checkpoint extends LogMark {
+  folds: FoldStates;
+}
+
+/** The session's whole folded state after event `seq`: a load starts here and folds only what came after. */
+export interface StateSnapshot extends Checkpoint {
+  state: unknown;
+  /** A long list kept apart from `state`, one element at a time (a session's history): never one big JSON. */
+  items: readonly unknown[];
+}
+
+/** A snapshot as a load finds it: the state at once, the items when asked for (read in chunks). */
+export interface LoadedSnapshot extends Checkpoint {
+  state: unknown;
+  /** How many items there are. */
+  itemCount: number;
+  readItems(): Promise<unknown[]>;
+  readItemsSync(): unknown[];
+}
+
+/** One chunk of a log read: whole events in seq order, and where the chunk ended. */
+export interface EventChunk {
+  events: SessionEvent[];
+  /** Just after the chunk's last whole line. */
+  end: LogMark;
+}
+
+/** What a read found, known once it has reached the end. */
+export interface ReadDamage {
+  /** The last line was cut short (a crash mid-write); it was left out. */
+  tornTail: boolean;
+  /** Lines in the middle that did not parse or validate; left out. */
+  badLines: number;
+  /** The log does not end in a newline (a torn tail, or a whole last event that lost its newline). */
+  openTail: boolean;
+  /** Just after the last whole line, and the last event read. */
+  end: LogMark;
+}
+
+/**
+ * A read of one session's events after a seq, in bounded chunks (a few hundred KB each), each one
+ * awaited: a long log never holds the event loop, nor sits in memory whole.
+ */
+export interface EventReader extends AsyncIterable<EventChunk> {
+  /** Set when the iteration has ended. */
+  readonly damage: ReadDamage;
+}
+
+export interface ReadOptions {
+  /** Start at this mark (a snapshot's or a checkpoint's) instead of looking one up. */
+  from?: LogMark;
+  /** Full schema validation of every event (a load that folds state); else a shape check (a replay). */
+  validate?: boolean;
+  /**
+   * Leave out message_chunk events (up to this seq) that the next event, a `message`, repeats
+   * whole: a history replay shows the message once instead of its thousand chunks, and their
+   * lines are never parsed. Chunks that anything else follows are kept.
+   */
+  omitRepeatedChunksUpTo?: number;
+  /** Bytes read (and handed out) at a time: smaller chunks, shorter turns of the event loop. */
+  chunkBytes?: number;
+}
+
+/** The open, locked log of one session: what its single writer (the core's Session) uses. */
+export interface SessionLog {
+  /** Queues an event; queued events are written together once per tick. */
+  append(event: SessionEvent): void;
+  /** Writes what is queued now. */
+  flush(): void;
+  /** Just after the last event written (flushed). */
+  readonly written: LogMark;
+  /** Called after each write with where the log now ends. */
+  onWritten: ((end: LogMark) => void) | undefined;
+  /** The latest snapshot that still matches the log (undefined: fold from seq 1). */
+  loadSnapshot(): Promise<LoadedSnapshot | undefined>;
+  loadSnapshotSync(): LoadedSnapshot | undefined;
+  /**
+   * Keeps the session's state at a written mark, written in chunks that yield; the previous
+   * snapshot stays until this one is whole. `items` must not change while it is written.
+   */
+  snapshot(snap: StateSnapshot): Promise<void>;
+  /** Events after `afterSeq`, in chunks; what is queued is flushed first, what is written later is not read. */
+  read(afterSeq: number, opts?: ReadOptions): EventReader;
+  /** The same, synchronously (the fallback of a synchronous load; small logs). */
+  readSync(afterSeq: number, opts?: ReadOptions): { chunks: EventChunk[]; damage: ReadDamage };
+  /**
+   * After a load's read reached the end: makes the log safe to append to (a torn last line cut
+   * off, an unterminated one ended) and takes the end the read found as where the log stands.
+   */
+  repairTail(damage: ReadDamage): void;
+  /** Records where a reader may start, with the folds' states there (at a written mark). */
+  checkpoint(cp: Checkpoint): void;
+  /** The latest checkpoint at or before `seq` (undefined: start at seq 1 with fresh folds). */
+  checkpointAtOrBefore(seq: number): Checkpoint | undefined;
+  /** Forgets every checkpoint (a full rebuild records them again). */
+  resetCheckpoints(): void;
+  /** Flushes, closes what is open and releases the single-writer lock. */
+  close(): void;
+}
+
+/** One page of sessions, newest first. */
+export interface MetaPage {
+  metas: SessionMeta[];
+  /** Opaque: pass it back for the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+export interface ListOptions {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  filter?: ((m: SessionMeta) => boolean) | undefined;
+}
+
+export interface SessionStore {
+  /** Whether a session with this id was ever stored. */
+  exists(id: string): boolean;
+  /**
+   * Takes the session's single-writer lock (one process writes a session) and opens its log for
+   * appending (made when new); or names the live process that holds it.
+   */
+  open(id: string, onError: (err: Error) => void): SessionLog | { owner: number };
+  /**
+   * Keeps a session's summary in the index session/list reads (written in the background);
+   * `final` (a session made, or leaving memory) also keeps it beside the session's log.
+   */
+  putMeta(meta: SessionMeta, final?: boolean): void;
+  /** Sessions newest first (updatedAt, then id), a page at a time, from an incrementally kept index. */
+  listMetas(opts: ListOptions): Promise<MetaPage>;
+  /** Writes what is still queued (metas, index lines). */
+  flush(): Promise<void>;
+}

@@ -1,0 +1,241 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * Commands are started by a small helper process, not by the server itself. Starting a process
+ * from Node blocks its event loop for the fork, and a fork costs in proportion to the forking
+ * process's memory: a server holding hundreds of sessions (150+ MB) spent 5–15 ms of its event
+ * loop per command, a bare node ~2 ms. The helper (a bare node, started once, in the
+ * background) forks instead, on the other core, and streams the output back; the server only
+ * sends and receives small messages. The output it forwards per command is bounded (what the
+ * caller keeps plus a margin): the rest is read and dropped in the helper.
+ *
+ * The helper's children are in their own process groups (kill them with killTree, from here);
+ * bubblewrap's --die-with-parent follows the helper, which exits (killing its children) when
+ * the server goes away.
+ */
+
+const HELPER_SRC = String.raw`
+const { spawn } = require('node:child_process');
+const { StringDecoder } = require('node:string_decoder');
+const kids = new Map();
+const send = (m) => { try { process.send(m); } catch {} };
+process.on('disconnect', () => {
+  for (const k of kids.values()) { try { process.kill(-k.c.pid, 'SIGKILL'); } catch {} }
+  process.exit(0);
+});
+process.on('message', (m) => {
+  if (m.op === 'abandon') {
+    const k = kids.get(m.id);
+    if (k) { k.c.stdout && k.c.stdout.destroy(); k.c.stderr && k.c.stderr.destroy(); }
+    return;
+  }
+  if (m.op !== 'spawn') return;
+  let c;
+  try {
+    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    return send({ id: m.id, op: 'exit', code: null, signal: null, error: String(err && err.message || err) });
+  }
+  const k = { c, sent: 0, err: 0, done: false };
+  kids.set(m.id, k);
+  const finish = (code, signal, error) => {
+    if (k.done) return;
+    k.done = true;
+    kids.delete(m.id);
+    send({ id: m.id, op: 'exit', code, signal, error });
+  };
+  c.on('error', (err) => { if (c.pid === undefined) finish(null, null, String(err && err.message || err)); });
+  if (c.pid !== undefined) send({ id: m.id, op: 'pid', pid: c.pid });
+  for (const stream of ['stdout', 'stderr']) {
+    const d = new StringDecoder('utf8');
+    const out = (s) => {
+      if (!s) return;
+      // Forward what the caller can keep (and stderr's head, for violation messages); drop the rest here.
+      if (k.sent >= m.limit && !(stream === 'stderr' && k.err < 16384)) return;
+      k.sent += s.length;
+      if (stream === 'stderr') k.err += s.length;
+      send({ id: m.id, op: 'data', stream, s });
+    };
+    c[stream].on('data', (b) => out(d.write(b)));
+    c[stream].on('end', () => out(d.end()));
+    c[stream].on('error', () => {});
+  }
+  c.on('close', (code, signal) => finish(code, signal));
+});
+`;
+
+interface Pending {
+  child: SpawnedCommand;
+}
+
+type HelperMessage =
+  | { id: number; op: 'pid'; pid: number }
+  | { id: number; op: 'data'; stream: 'stdout' | 'stderr'; s: string }
+  | { id: number; op: 'exit'; code: number | null; signal: NodeJS.Signals | null; error?: string };
+
+/** One output stream of a command, as strings (utf8, split characters joined). */
+export class OutputStream {
+  private listeners: ((s: string) => void)[] = [];
+  destroyed = false;
+
+  constructor(private readonly onDestroy: () => void) {}
+
+  /** Output already arrives as utf8 strings; kept so callers can use it like a Node stream. */
+  setEncoding(_enc: 'utf8'): this {
+    return this;
+  }
+
+  on(_event: 'data', fn: (s: string) => void): this {
+    this.listeners.push(fn);
+    return this;
+  }
+
+  /** Stops waiting on the stream (a daemon that left the group may hold it open). */
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.onDestroy();
+  }
+
+  push(s: string): void {
+    if (this.destroyed) return;
+    for (const l of this.listeners) l(s);
+  }
+}
+
+export interface CommandResult {
+  exitCode: number | undefined;
+  signal: NodeJS.Signals | undefined;
+  failed: boolean;
+  message?: string;
+}
+
+/** A command started by the helper: its output streams, its process group, its end (await it). */
+export class SpawnedCommand implements PromiseLike<CommandResult> {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  private pidKnown: number | undefined;
+  private killWanted = false;
+  private readonly done: Promise<CommandResult>;
+  private resolve!: (r: CommandResult) => void;
+
+  constructor(private readonly abandon: () => void) {
+    this.stdout = new OutputStream(() => this.abandonIfBoth());
+    this.stderr = new OutputStream(() => this.abandonIfBoth());
+    this.done = new Promise((r) => (this.resolve = r));
+  }
+
+  get pid(): number | undefined {
+    return this.pidKnown;
+  }
+
+  /** SIGKILLs the command's whole process group, now or as soon as its pid is known. */
+  killTree(): void {
+    if (this.pidKnown === undefined) {
+      this.killWanted = true;
+      return;
+    }
+    try {
+      process.kill(-this.pidKnown, 'SIGKILL');
+    } catch {
+      /* group already gone */
+    }
+  }
+
+  private abandonIfBoth(): void {
+    if (this.stdout.destroyed && this.stderr.destroyed) this.abandon();
+  }
+
+  /** @internal */
+  started(pid: number): void {
+    this.pidKnown = pid;
+    if (this.killWanted) this.killTree();
+  }
+
+  /** @internal */
+  ended(r: CommandResult): void {
+    this.resolve(r);
+  }
+
+  then<A = CommandResult, B = never>(ok?: ((r: CommandResult) => A | PromiseLike<A>) | null, bad?: ((e: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
+    return this.done.then(ok, bad);
+  }
+}
+
+class Spawner {
+  private helper: ChildProcess | undefined;
+  private next = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  private start(): ChildProcess {
+    if (this.helper && this.helper.connected) return this.helper;
+    const h = spawn(process.execPath, ['--max-old-space-size=64', '-e', HELPER_SRC], {
+      // The helper's own environment holds nothing secret: each command gets its env explicitly.
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      serialization: 'json',
+    });
+    h.on('message', (m: HelperMessage) => this.onMessage(m));
+    const gone = () => {
+      if (this.helper === h) this.helper = undefined;
+      for (const [id, p] of this.pending) {
+        this.pending.delete(id);
+        p.child.ended({ exitCode: undefined, signal: undefined, failed: true, message: 'the command helper process went away' });
+      }
+    };
+    h.on('exit', gone);
+    h.on('error', gone);
+    h.unref();
+    (h.channel as { unref?: () => void } | undefined)?.unref?.();
+    this.helper = h;
+    return h;
+  }
+
+  /** Starts the helper ahead of the first command (the idle warm-up). */
+  warm(): void {
+    this.start();
+  }
+
+  spawn(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; limit: number }): SpawnedCommand {
+    const h = this.start();
+    const id = this.next++;
+    const child = new SpawnedCommand(() => h.connected && h.send({ op: 'abandon', id }));
+    this.pending.set(id, { child });
+    // A live command keeps the process alive, as an in-process child would.
+    (h.channel as { ref?: () => void } | undefined)?.ref?.();
+    h.send({ op: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env, limit: opts.limit });
+    return child;
+  }
+
+  private onMessage(m: HelperMessage): void {
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    if (m.op === 'pid') p.child.started(m.pid);
+    else if (m.op === 'data') (m.stream === 'stdout' ? p.child.stdout : p.child.stderr).push(m.s);
+    else {
+      this.pending.delete(m.id);
+      if (this.pending.size === 0) (this.helper?.channel as { unref?: () => void } | undefined)?.unref?.();
+      p.child.ended({
+        exitCode: m.code ?? undefined,
+        signal: m.signal ?? undefined,
+        failed: m.code !== 0,
+        ...(m.error ? { message: m.error } : {}),
+      });
+    }
+  }
+}
+
+const spawner = new Spawner();
+
+/**
+ * Starts a command in its own process group through the helper. `keepChars` is how much output
+ * the caller keeps: at most that plus a margin is forwarded (and 16 K of stderr whatever the rest).
+ */
+export function spawnCommand(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; keepChars: number }): SpawnedCommand {
+  return spawner.spawn(file, args, { cwd: opts.cwd, env: opts.env, limit: opts.keepChars + 64 * 1024 });
+}
+
+/** Starts the helper now, so the first command does not wait for it. */
+export function warmSpawner(): void {
+  spawner.warm();
+}

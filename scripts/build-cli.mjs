@@ -1,9 +1,12 @@
 // Bundles the CLI (rolldown.config.mjs: src/cli/main.ts → dist/cli/) and marks the bin executable.
 // rolldown's API, not its CLI: the CLI lists every chunk and map with its size on each build,
 // which only buries the one line that matters when a build fails or warns.
+import { rmSync } from 'node:fs';
 import { build } from 'rolldown';
 import config from '../rolldown.config.mjs';
 
+// Chunk names carry content hashes: without this, every build leaves the last one's chunks behind.
+rmSync(new URL('../dist/cli', import.meta.url), { recursive: true, force: true });
 try {
   await build(config);
 } catch (err) {

@@ -1,13 +1,15 @@
 // Concurrency: N sessions over HTTP (made first, not timed), then one turn each at once whose
 // scripted model asks for one `bash true` (workspace-write: bubblewrap; full-auto) and then says
 // "done". turns/s = N / (first message sent → last answer), errors = non-2xx, stop reason ≠
-// end_turn, or a tool call that did not complete. The server's peak RSS is read after.
+// end_turn, or a tool call that did not complete with exit 0 (each session's tool_call_end, read
+// back from its event log after the run). The server's peak RSS is read after.
 // Floor, same run: a plain node process that spawns the same N sandboxes (the exact bwrap argv
 // ferret builds, from src/sandbox/confine.ts) all at once with child_process.spawn and waits for
 // them: spawns/s. The ratio is floor ÷ ferret (how many times slower ferret's turns are).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readEvents } from '../../test/support/eventlog.mjs';
 import { api } from '../../test/support/http.mjs';
 import { track } from '../../test/support/spawn.mjs';
 import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
@@ -66,11 +68,24 @@ async function ferretTurns(n, ws, home) {
     const t0 = now();
     const replies = await withTimeout(Promise.all(ids.slice(1).map((id) => api(url, 'POST', `/session/${id}/message`, { text: 'go' }).catch((e) => ({ status: 0, body: { error: String(e) } })))), 300_000, `${n} turns`);
     const ms = now() - t0;
-    let errors = 0;
-    for (const r of replies) if (r.status !== 200 || r.body.stopReason !== 'end_turn') errors++;
-    // Each tool call ran to completion (a failed spawn still ends the turn).
     const mem = memOf(f.child.pid);
-    return { turnsPerS: (n - 1) / (ms / 1000), ms, errors, peakMB: mem.peakMB };
+    let errors = 0;
+    const firstErrors = [];
+    const bad = (what) => {
+      errors++;
+      if (firstErrors.length < 3) firstErrors.push(what);
+    };
+    for (const r of replies) if (r.status !== 200 || r.body.stopReason !== 'end_turn') bad(`message ${r.status} ${JSON.stringify(r.body).slice(0, 160)}`);
+    // Each tool call ran to completion: a failed spawn or a sandbox that did not start still ends
+    // the turn with end_turn, so each session's log is read back for its one tool_call_end.
+    for (const id of ids) {
+      const ends = readEvents(home, id).filter((e) => e.type === 'tool_call_end');
+      const end = ends[0]?.data;
+      if (ends.length !== 1 || end.status !== 'completed' || end.exitCode !== 0) {
+        bad(`tool call of ${id}: ${ends.length} ends${end ? `, ${end.status}, exit ${end.exitCode}: ${String(end.output).slice(-160)}` : ''}`);
+      }
+    }
+    return { turnsPerS: (n - 1) / (ms / 1000), ms, errors, firstErrors, peakMB: mem.peakMB };
   } finally {
     await f.kill();
   }
@@ -85,6 +100,7 @@ export async function run({ quick = false } = {}) {
   const fl = [];
   const fe = [];
   let errors = 0;
+  const firstErrors = [];
   let peak = 0;
   let floorBad = 0;
   try {
@@ -97,6 +113,7 @@ export async function run({ quick = false } = {}) {
       removeDir(home);
       fe.push(t.turnsPerS);
       errors += t.errors;
+      firstErrors.push(...t.firstErrors.slice(0, 3 - firstErrors.length));
       peak = Math.max(peak, t.peakMB);
     }
   } finally {
@@ -110,7 +127,7 @@ export async function run({ quick = false } = {}) {
       bench: 'concurrency', metric: `${n - 1} sessions at once, one \`bash true\` turn each (HTTP, bwrap, full-auto): turns/s`, value: v, unit: 'turns/s', floor: f, ratio: f / v, runs: reps,
       target: 'floor ÷ ferret ≤ 1.5', met: f / v <= 1.5,
     },
-    { bench: 'concurrency', metric: `${n - 1} concurrent turns: errors (all runs)`, value: errors, unit: 'count', runs: reps, target: '0', met: errors === 0 },
+    { bench: 'concurrency', metric: `${n - 1} concurrent turns: errors (non-2xx, stop reason ≠ end_turn, or a tool call that did not complete with exit 0; all runs)${firstErrors.length ? `: ${firstErrors.join(' | ')}` : ''}`, value: errors, unit: 'count', runs: reps, target: '0', met: errors === 0 },
     { bench: 'concurrency', metric: `${n - 1} concurrent turns: server peak RSS`, value: peak, unit: 'MB', runs: reps },
   ];
 }

@@ -2,7 +2,7 @@
 // Runs every benchmark in this folder one after another, prints a table and writes
 // docs/performance.md (unless --no-write, or --only/--quick: partial runs do not overwrite).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { killAll, REPO } from '../../test/support/spawn.mjs';
@@ -37,13 +37,28 @@ removeTempDirs();
 const totalS = (now() - t0) / 1000;
 
 const unitDigits = { ms: 1, 'ms/call': 1, MB: 1, KB: 1, count: 0, 'ev/s': 0, 'frames/s': 0, 'turns/s': 1, 'spawns/s': 1, 'sessions/s': 1, '×': 2 };
+/** A table cell's text: a `|` inside it (an error quoted in a figure's name) must not end the cell. */
+const esc = (x) => String(x).replaceAll('|', '\\|').replaceAll('\n', ' ');
 const cell = (x, u) => (x === undefined ? '' : typeof x === 'number' ? fmt(x, unitDigits[u] ?? 1) : String(x));
 const status = (r) => (r.met === undefined ? '' : r.met ? 'met' : '**not met**');
 const table = [
   '| benchmark | figure | median | unit | floor | ratio | target | status | runs |',
   '| --- | --- | ---: | --- | ---: | ---: | --- | --- | ---: |',
-  ...rows.map((r) => `| ${r.bench} | ${r.metric} | ${cell(r.value, r.unit)} | ${r.unit} | ${cell(r.floor, r.unit)} | ${r.ratio === undefined ? '' : fmt(r.ratio, 2) + '×'} | ${r.target ?? ''} | ${status(r)} | ${r.runs ?? ''} |`),
+  ...rows.map((r) => `| ${r.bench} | ${esc(r.metric)} | ${cell(r.value, r.unit)} | ${r.unit} | ${cell(r.floor, r.unit)} | ${r.ratio === undefined ? '' : fmt(r.ratio, 2) + '×'} | ${r.target ?? ''} | ${status(r)} | ${r.runs ?? ''} |`),
 ];
+
+/**
+ * notes.md's "Where we stand" table: one line per figure that has a target (its value, its ratio
+ * to the floor when it has one, met or not), and one per benchmark that failed, so no target is
+ * left out of it silently.
+ */
+function standing() {
+  const lines = rows
+    .filter((r) => r.target !== undefined)
+    .map((r) => `| ${r.bench}: ${esc(r.metric)} — ${r.target} | ${cell(r.value, r.unit)}${r.unit === 'count' ? '' : ` ${r.unit}`}${r.ratio === undefined ? '' : ` (${fmt(r.ratio, 2)}× the floor)`} | ${status(r)} |`);
+  for (const f of failures) lines.push(`| ${f.name}: every target | the benchmark failed: ${esc(f.error)} | **not measured** |`);
+  return lines.length ? lines.join('\n') : '| (no figure with a target in this run) | | |';
+}
 
 console.log(table.join('\n'));
 if (failures.length) console.log('\nFAILED: ' + failures.map((f) => `${f.name}: ${f.error}`).join('; '));
@@ -68,7 +83,7 @@ with ferret's runs, so a noisy machine moves both; "ratio" is figure ÷ floor.
 
 ${table.join('\n')}
 ${failures.length ? '\nFailed benchmarks: ' + failures.map((f) => `\`${f.name}\`: ${f.error}`).join('; ') + '\n' : ''}
-${(await import('node:fs')).readFileSync(join(REPO, 'scripts/bench/notes.md'), 'utf8')}`;
+${readFileSync(join(REPO, 'scripts/bench/notes.md'), 'utf8').replace(/^FIGURES[ \t]*$/m, () => standing())}`;
   writeFileSync(join(REPO, 'docs/performance.md'), md);
   console.log('wrote docs/performance.md');
 }

@@ -5,7 +5,9 @@
 // reason other than end_turn; the server's open files and peak RSS are read at the end.
 // Then session/list on those 10,000 sessions, in a fresh server (normal limits): the first
 // GET /session right after it listens (nothing read yet), then 20 more (median), and the longest
-// GET /health answer meanwhile (a probe in its own process); and a walk through every page.
+// GET /health answer meanwhile (a probe in its own process); and a walk through every page, which
+// must list all n sessions, each once (every one was answered before the first server was
+// SIGKILLed): anything else is counted in its errors row.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { api, listeningUrl } from '../../test/support/http.mjs';
@@ -109,20 +111,37 @@ export async function run({ quick = false } = {}) {
         // Every page, 1,000 at a time.
         t = now();
         let seen = 0;
+        const distinct = new Set();
         let cursor;
         for (let pages = 0; pages < 100; pages++) {
           const r = await api(url, 'GET', `/session?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+          if (r.status !== 200) throw new Error(`GET /session (a page of the walk): ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
           seen += r.body.sessions.length;
+          for (const x of r.body.sessions) distinct.add(x.sessionId);
           cursor = r.body.nextCursor;
           if (!cursor) break;
         }
         const walk = now() - t;
+        // The walk must list all n sessions, each once: a paging bug (a page repeated or skipped, a
+        // cursor that never ends) shows here. Each session was answered 201 before the first
+        // server was SIGKILLed, so each must be listed.
+        const made = ids.filter(Boolean);
+        const missing = made.filter((id) => !distinct.has(id)).length;
+        const twice = seen - distinct.size;
+        const walkErrors = [];
+        if (seen !== n) walkErrors.push(`${seen.toLocaleString('en')} listed, not ${n.toLocaleString('en')}`);
+        if (twice) walkErrors.push(`${twice.toLocaleString('en')} listed more than once`);
+        if (missing) walkErrors.push(`${missing.toLocaleString('en')} made but not listed`);
+        if (cursor) walkErrors.push('still a nextCursor after 100 pages');
+        // Sessions listed wrong: missing or extra against n, repeats, and the ones made but absent.
+        const walkErrorCount = Math.abs(seen - n) + twice + missing + (cursor ? 1 : 0);
         const gap = (await probe.stop()).worst;
         const steady = median(xs);
         rows.push({ bench: 'sessions', metric: `session/list at ${n.toLocaleString('en')} (GET /session, a page of 100): the first, right after the server listens`, value: coldMs, unit: 'ms', runs: 1 });
         rows.push({ bench: 'sessions', metric: `session/list at ${n.toLocaleString('en')}: the first once the server sat idle (its warm-up read the index)`, value: firstMs, unit: 'ms', runs: 1 });
         rows.push({ bench: 'sessions', metric: `session/list at ${n.toLocaleString('en')}: a page of 100, median of 20`, value: steady, unit: 'ms', runs: 20, target: '< 30 ms', met: steady < 30 });
         rows.push({ bench: 'sessions', metric: `session/list at ${n.toLocaleString('en')}: every page of 1,000 (${seen.toLocaleString('en')} sessions)`, value: walk, unit: 'ms', runs: 1 });
+        rows.push({ bench: 'sessions', metric: `…errors in that walk (not ${n.toLocaleString('en')} listed, an id listed twice, a session made but not listed)${walkErrors.length ? `: ${walkErrors.join(' | ')}` : ''}`, value: walkErrorCount, unit: 'count', runs: 1, target: '0', met: walkErrorCount === 0 && walkErrors.length === 0 });
         const floorGap = await gapFloor();
         rows.push({ bench: 'sessions', metric: 'longest GET /health answer during those lists (after the warm-up)', value: gap, unit: 'ms', floor: floorGap, ratio: gap / floorGap, runs: 1, target: '≤ 50 ms', met: gap <= 50 });
       } finally {

@@ -6,8 +6,15 @@
 // raw confined and unconfined spawns (the exact argv and env ferret builds, from
 // src/sandbox/confine.ts) with child_process.spawn, which give the confined − unconfined overhead
 // of `true` by itself. Ferret's calls are set against those raw spawns of the same argv.
+// Every spawn here has stdin 'ignore', as ferret's command helper starts commands: with stdin a
+// pipe (a socketpair under Node) and SHLVL unset, bash takes itself for a command run by sshd and
+// sources ~/.bashrc: that measured the machine's .bashrc (110-230 ms a call here, against ~4 ms)
+// rather than a spawn.
+// Last, what one spawn holds the starting process's event loop, in a bare node and in one holding
+// ~300 MB: why ferret starts commands from a helper process rather than from the server.
 import { spawn } from 'node:child_process';
 import { execa } from 'execa';
+import { track } from '../../test/support/spawn.mjs';
 import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
 import { ferret, median, now, withTimeout } from './lib.mjs';
 
@@ -63,6 +70,38 @@ async function rawLoop(k, once) {
   return median(xs);
 }
 
+// What starting a process costs the event loop of the process that starts it: the synchronous
+// part of child_process.spawn (libuv forks, then execs), in a node holding `mb` MB of live JS
+// objects. The fork copies the parent's page tables, so it grows with the parent's memory.
+const FORK_SRC = `
+const { spawn } = require('node:child_process');
+const keep = [];
+for (let i = 0; i < Number(process.argv[1]); i++) { const a = new Array(16384); for (let j = 0; j < a.length; j++) a[j] = { j, s: 'x' + j }; keep.push(a); }
+const rss = process.memoryUsage().rss / 2 ** 20;
+const once = () => new Promise((r) => {
+  const t = process.hrtime.bigint();
+  const c = spawn('true', [], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  c.stdout.resume(); c.stderr.resume();
+  c.on('close', () => r(ms));
+});
+(async () => {
+  await once();
+  const xs = [];
+  for (let i = 0; i < 30; i++) xs.push(await once());
+  xs.sort((a, b) => a - b);
+  process.stdout.write(JSON.stringify({ rssMB: rss, ms: xs[15] }) + '\\n');
+})();
+`;
+
+async function forkCost(units) {
+  const c = track(spawn(process.execPath, ['--max-old-space-size=4096', '-e', FORK_SRC, String(units)], { stdio: ['ignore', 'pipe', 'inherit'] }));
+  let out = '';
+  c.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  await withTimeout(new Promise((r) => c.on('close', r)), 60_000, 'fork cost');
+  return JSON.parse(out);
+}
+
 const spawnTrue = (file, args, env, cwd) =>
   new Promise((res, rej) => {
     const c = spawn(file, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -77,11 +116,15 @@ export async function run({ quick = false } = {}) {
   try {
     const conf = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
     const unconf = confineCommand({ mode: 'danger-full-access', workspace: ws, command: 'true', env: process.env });
-    const r = { execa: [], execaEnv: [], cp: [], rawConf: [], rawUnconf: [], ww: [], dfa: [] };
+    const r = { execa: [], cp: [], rawConf: [], rawUnconf: [], ww: [], dfa: [], forkBare: [], forkBig: [], rssBare: [], rssBig: [] };
     for (let i = 0; i < reps; i++) {
-      r.execa.push(await rawLoop(k, () => execa('bash', ['-c', 'true'])));
-      // What ferret's bash tool did before the command helper: execa with the allowlisted env only.
-      r.execaEnv.push(await rawLoop(Math.min(k, 20), () => execa(unconf.file, unconf.args, { env: unconf.env, extendEnv: false, cwd: ws })));
+      const bare = await forkCost(0);
+      const big = await forkCost(150); // ~300 MB resident: a server holding many sessions
+      r.forkBare.push(bare.ms);
+      r.rssBare.push(bare.rssMB);
+      r.forkBig.push(big.ms);
+      r.rssBig.push(big.rssMB);
+      r.execa.push(await rawLoop(k, () => execa('bash', ['-c', 'true'], { stdin: 'ignore' })));
       r.cp.push(await rawLoop(k, () => spawnTrue('bash', ['-c', 'true'], process.env)));
       r.rawUnconf.push(await rawLoop(k, () => spawnTrue(unconf.file, unconf.args, unconf.env, ws)));
       r.rawConf.push(await rawLoop(k, () => spawnTrue(conf.file, conf.args, conf.env, ws)));
@@ -90,14 +133,15 @@ export async function run({ quick = false } = {}) {
     }
     const m = Object.fromEntries(Object.entries(r).map(([key, v]) => [key, median(v)]));
     return [
-      { bench: 'tools', metric: 'floor: execa bash -c true', value: m.execa, unit: 'ms/call', runs: reps },
-      { bench: 'tools', metric: 'execa bash -c true with only the allowlisted env (`extendEnv: false`, how ferret ran commands before its command helper)', value: m.execaEnv, unit: 'ms/call', floor: m.execa, ratio: m.execaEnv / m.execa, runs: reps },
-      { bench: 'tools', metric: 'floor: child_process.spawn bash -c true', value: m.cp, unit: 'ms/call', runs: reps },
-      { bench: 'tools', metric: 'raw bwrap (ferret workspace-write argv) bash -c true, child_process.spawn', value: m.rawConf, unit: 'ms/call', floor: m.rawUnconf, ratio: m.rawConf / m.rawUnconf, runs: reps },
+      { bench: 'tools', metric: 'floor: execa bash -c true (stdin ignored)', value: m.execa, unit: 'ms/call', runs: reps },
+      { bench: 'tools', metric: 'floor: child_process.spawn bash -c true (stdin ignored)', value: m.cp, unit: 'ms/call', runs: reps },
+      { bench: 'tools', metric: 'raw bwrap (ferret workspace-write argv) bash -c true, child_process.spawn, stdin ignored (floor: the unconfined argv, the same way)', value: m.rawConf, unit: 'ms/call', floor: m.rawUnconf, ratio: m.rawConf / m.rawUnconf, runs: reps },
       { bench: 'tools', metric: `confined − unconfined \`true\` overhead (raw, no ferret)`, value: m.rawConf - m.rawUnconf, unit: 'ms/call', runs: reps },
       { bench: 'tools', metric: 'ferret `bash true` call, workspace-write (bwrap), full-auto', value: m.ww, unit: 'ms/call', floor: m.rawConf, ratio: m.ww / m.rawConf, runs: reps },
       { bench: 'tools', metric: 'ferret `bash true` call, danger-full-access, full-auto', value: m.dfa, unit: 'ms/call', floor: m.rawUnconf, ratio: m.dfa / m.rawUnconf, runs: reps },
       { bench: 'tools', metric: 'ferret confined − unconfined overhead per call', value: m.ww - m.dfa, unit: 'ms/call', runs: reps },
+      { bench: 'tools', metric: `event loop held by one child_process.spawn, in a bare node (${m.rssBare.toFixed(0)} MB resident, like the command helper)`, value: m.forkBare, unit: 'ms', runs: reps },
+      { bench: 'tools', metric: `event loop held by one child_process.spawn, in a node holding ${m.rssBig.toFixed(0)} MB (what the server would pay without its command helper)`, value: m.forkBig, unit: 'ms', floor: m.forkBare, ratio: m.forkBig / m.forkBare, runs: reps },
     ];
   } finally {
     removeDir(ws);

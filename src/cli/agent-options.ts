@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { APPROVAL_PRESETS, ApprovalPresetSchema, SANDBOX_MODES, SandboxModeSchema, type ApprovalPreset, type SandboxMode } from '../core/index.js';
+import { APPROVAL_PRESETS, ApprovalPresetSchema, SANDBOX_MODES, SandboxModeSchema, type ApprovalPreset, type SandboxMode, type SessionFold } from '../core/index.js';
+import { ideFold } from '../transports/http/ide-frames.js';
 
 /** A flag the person got wrong: the message names it and what it accepts (exit code 2). */
 export class FlagError extends Error {}
@@ -26,9 +27,17 @@ export interface AgentOptions {
   permissionTimeoutMs: number | undefined;
 }
 
-/** The agent flags as createCore takes them (serve and exec build their core the same way). */
+/**
+ * The folds every CLI process keeps in the logs it writes (the IDE frames' translator), so a
+ * later --http server starts SSE readers at any seq. serve and exec keep the same ones: a process
+ * that keeps fewer leaves them out of the checkpoints and snapshot it writes, and the next
+ * process that needs them folds the whole log again.
+ */
+export const CLI_FOLDS: readonly SessionFold[] = [ideFold];
+
+/** The agent flags as createCore takes them (serve and exec build their core the same way, with the same folds). */
 export function coreOptions(o: AgentOptions) {
-  return { cwd: o.cwd, model: o.model, sandbox: o.sandbox, approval: o.approval, allowedTools: o.allowedTools, permissionTimeoutMs: o.permissionTimeoutMs };
+  return { cwd: o.cwd, model: o.model, sandbox: o.sandbox, approval: o.approval, allowedTools: o.allowedTools, permissionTimeoutMs: o.permissionTimeoutMs, folds: [...CLI_FOLDS] };
 }
 
 /** `--flag 30` (seconds, decimals allowed) → ms; a clear error naming the flag otherwise. */

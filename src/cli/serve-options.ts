@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storeUrlProblem } from '../core/index.js';
 import { AgentFlagsSchema, FlagError, parseAgentOptions, seconds, type AgentOptions } from './agent-options.js';
 
 export { FlagError } from './agent-options.js';
@@ -11,6 +12,7 @@ export const ServeFlagsSchema = AgentFlagsSchema.extend({
   ideSchema: z.string().default('true'),
   stdio: z.boolean().default(true),
   clientTimeout: z.string().optional(),
+  store: z.string().optional(),
 });
 
 export interface ServeOptions extends AgentOptions {
@@ -21,9 +23,11 @@ export interface ServeOptions extends AgentOptions {
   stdio: boolean;
   /** ms; undefined = config.json's or 30 s. */
   clientTimeoutMs: number | undefined;
+  /** Fleet mode's Redis (--store, else FERRET_STORE); undefined = config.json's `store`, else files under CHIMERA_HOME. */
+  store: string | undefined;
 }
 
-export function parseServeOptions(raw: unknown, knownTools: readonly string[]): ServeOptions {
+export function parseServeOptions(raw: unknown, knownTools: readonly string[], env: NodeJS.ProcessEnv = process.env): ServeOptions {
   const f = ServeFlagsSchema.parse(raw);
   const agent = parseAgentOptions(raw, knownTools);
   const port = Number(f.port);
@@ -31,6 +35,10 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[]): 
   const ide = f.ideSchema.toLowerCase();
   if (ide !== 'true' && ide !== 'false') throw new FlagError(`--ide-schema: "${f.ideSchema}"; expected true or false`);
   if (!f.stdio && !f.http) throw new FlagError('--no-stdio: needs --http, or ferret would serve nothing');
+  const envStore = env['FERRET_STORE'] || undefined;
+  const store = f.store ?? envStore;
+  const problem = store !== undefined ? storeUrlProblem(store) : undefined;
+  if (problem) throw new FlagError(`${f.store !== undefined ? '--store' : 'FERRET_STORE'}: ${problem}`);
   return {
     ...agent,
     http: f.http,
@@ -39,5 +47,6 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[]): 
     ideSchema: ide === 'true',
     stdio: f.stdio,
     clientTimeoutMs: seconds('--client-timeout', f.clientTimeout),
+    store,
   };
 }

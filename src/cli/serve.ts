@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import { createCore } from '../core/index.js';
+import { connectFleetStore, createCore, readServerConfig, type FleetStore } from '../core/index.js';
 import { AcpConnection } from '../transports/acp/connection.js';
 import { LineChannel } from '../transports/acp/line-channel.js';
-import { ideFold } from '../transports/http/ide-frames.js';
 import { coreOptions } from './agent-options.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
@@ -11,8 +10,18 @@ const SHUTDOWN_DEADLINE_MS = 5000;
 
 /** The composition root: builds the core once and starts the transports that share it. */
 export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
-  // The IDE frames' fold is kept in every log (stdio too), so a later --http server starts SSE readers at any seq.
-  const core = createCore({ logger, ...coreOptions(opts), clientRequestTimeoutMs: opts.clientTimeoutMs, folds: [ideFold] });
+  const { config } = readServerConfig();
+  // Fleet mode (--store, FERRET_STORE, config.json `store`): Redis, connected before anything is served; else files.
+  const storeUrl = opts.store ?? config.store;
+  const fleet: FleetStore | undefined = storeUrl !== undefined ? await connectFleetStore(storeUrl, logger) : undefined;
+  // coreOptions brings the folds kept in every log (stdio too): a later --http server starts SSE readers at any seq.
+  const core = createCore({
+    logger,
+    ...coreOptions(opts),
+    clientRequestTimeoutMs: opts.clientTimeoutMs,
+    config,
+    ...(fleet ? { store: fleet.store, audit: fleet.audit } : {}),
+  });
   const manager = core.manager;
 
   const closers: (() => Promise<void>)[] = [];
@@ -27,6 +36,8 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
         process.exit(1);
       }, SHUTDOWN_DEADLINE_MS);
       await core.close();
+      // After the core: the last events and metas, then every lease given back (bounded: Redis may be away).
+      await fleet?.close(2000).catch((err: unknown) => logger.error({ err }, 'closing the fleet store failed'));
       for (const close of closers) await close().catch((err: unknown) => logger.error({ err }, 'close failed'));
       logger.flush();
       process.exitCode = code;

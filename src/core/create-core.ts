@@ -8,6 +8,7 @@ import { scrubInitialEnviron } from '../sandbox/environ.js';
 import { buildRuleSet } from '../sandbox/rules.js';
 import { protectStateRoot } from '../sandbox/state-roots.js';
 import { AuditLog } from '../store/audit-log.js';
+import type { AuditStore } from '../store/audit-store.js';
 import { FileSessionStore } from '../store/file-store.js';
 import { auditFile, chimeraHome, ensureHome } from '../store/paths.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -48,6 +49,8 @@ export interface CoreOptions {
   limits?: Partial<SessionLimits>;
   /** Where sessions are kept (default: files under CHIMERA_HOME). */
   store?: SessionStore;
+  /** Where permission decisions are kept (default: CHIMERA_HOME/ferret/audit.jsonl); fleet mode passes the Redis one with its store. */
+  audit?: AuditStore;
   /** Warm the first tool call's dependencies when the server is quiet (default true). */
   warm?: boolean;
 }
@@ -87,9 +90,13 @@ export function createCore(opts: CoreOptions): Core {
     },
     loadTools: () => tools.load(),
     rules: buildRuleSet(config.rules),
-    audit: new AuditLog(auditFile(home), (r) =>
-      opts.logger.warn({ file: r.file, lines: r.lines, sample: r.sample }, 'audit log lines failed their integrity check and were ignored'),
-    ),
+    audit:
+      opts.audit ??
+      new AuditLog(
+        auditFile(home),
+        (r) => opts.logger.warn({ file: r.file, lines: r.lines, sample: r.sample }, 'audit log lines failed their integrity check and were ignored'),
+        (err) => opts.logger.error({ err }, 'audit log write failed'),
+      ),
     logger: opts.logger,
     env,
     maxSteps: config.maxSteps ?? 50,
@@ -117,9 +124,19 @@ export function createCore(opts: CoreOptions): Core {
       (closing ??= (async () => {
         warmer?.stop();
         await manager.shutdown();
+        // The file log writes at once; a shared one (Redis) is given a moment, and its store's close bounds the rest.
+        const flushed = deps.audit.flush();
+        if (flushed) await within(flushed, 2000);
         await deps.mcp?.close().catch((err: unknown) => opts.logger.error({ err }, 'closing MCP servers failed'));
       })()),
   };
+}
+
+/** Waits for `p`, at most `ms`. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 /**

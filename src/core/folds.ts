@@ -25,13 +25,17 @@ export class FoldSet {
     readonly defs: readonly SessionFold[],
     saved?: FoldStates,
   ) {
-    this.states = defs.map((d) => (saved && d.name in saved ? d.restore(saved[d.name]) : d.init()));
+    this.states = defs.map((d) => (saved && Object.hasOwn(saved, d.name) ? d.restore(saved[d.name]) : d.init()));
   }
 
-  /** Whether saved states cover exactly these folds (else they must be rebuilt from seq 1). */
+  /**
+   * Whether saved states hold every one of these folds (states of folds this process does not
+   * register are fine: they are left out from here on). A fold the saved states lack means a
+   * fold from seq 1: its state is needed at every checkpoint, which only a pass over the whole
+   * log gives, and that same pass rebuilds the rest.
+   */
   static covers(defs: readonly SessionFold[], saved: FoldStates): boolean {
-    const names = Object.keys(saved);
-    return names.length === defs.length && defs.every((d) => names.includes(d.name));
+    return defs.every((d) => Object.hasOwn(saved, d.name));
   }
 
   apply(e: SessionEvent): void {

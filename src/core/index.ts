@@ -1,6 +1,9 @@
 // The core's public face: transports and the CLI import from here and nowhere else in the core.
 export { createCore } from './create-core.js';
 export type { Core, CoreOptions, CoreSettings } from './create-core.js';
+export { connectFleetStore, readServerConfig } from './fleet.js';
+export type { FleetStore, FleetStoreOptions } from './fleet.js';
+export type { StoreStatus } from '../store/session-store.js';
 export { SessionManager } from './session-manager.js';
 export type { NewSessionOptions, SessionDefaults } from './session-manager.js';
 export { Session } from './session.js';

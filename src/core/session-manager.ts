@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FerretError, isFerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
-import type { SessionLog } from '../store/session-store.js';
+import type { SessionLog, StoreStatus } from '../store/session-store.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import { NO_MODEL } from '../providers/resolve.js';
 import { checkModel } from './model-check.js';
@@ -64,6 +64,8 @@ export class SessionManager {
   private readonly live = new Map<string, Session>();
   private readonly opening = new Map<string, Promise<Session>>();
   private readonly releasing = new Map<string, Promise<void>>();
+  /** Each live session's updatedAt when a list last saved its summary. */
+  private readonly listedAt = new WeakMap<Session, number>();
   private sweeper: NodeJS.Timeout | undefined;
   /** Told of every request that reaches a session (the idle warm-up waits for a quiet moment). */
   onActivity: (() => void) | undefined;
@@ -80,6 +82,9 @@ export class SessionManager {
     const model = opts.model ?? this.defaults.model;
     // A typo, a missing key or a malformed scripted file: refuse now, naming the field.
     if (opts.model !== undefined || model.startsWith('scripted:')) checkModel(this.deps.resolver, model, cwd);
+    // A store that cannot write now (Redis away): refuse rather than keep the session in memory only.
+    const down = this.deps.store.unavailable?.('cannot create a session');
+    if (down) throw down;
     const id = randomUUID();
     let session: Session;
     try {
@@ -105,7 +110,9 @@ export class SessionManager {
   /**
    * A live session, or one loaded from its log (a new process continuing an old session, or one
    * let go while idle). Synchronous: transports open sessions ahead with `open` (which reads in
-   * chunks), so this only reads a log itself when nothing did.
+   * chunks), so this only reads a log itself when nothing did. A store that cannot read
+   * synchronously (Redis: `asyncOnly`) serves only sessions in memory: otherwise this answers
+   * why the last `open` failed, or starts one and says to try again.
    */
   get(id: string): Session {
     this.onActivity?.();
@@ -114,6 +121,7 @@ export class SessionManager {
       s.lastActive = Date.now();
       return s;
     }
+    if (this.deps.store.asyncOnly) return this.notLoaded(id);
     this.checkId(id);
     if (this.opening.has(id) || this.releasing.has(id)) {
       throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
@@ -121,11 +129,27 @@ export class SessionManager {
     return this.loaded(id, (log) => loadSessionSync(id, log, this.deps.folds ?? []));
   }
 
+  /** Why the last `open` of a session failed (asyncOnly stores: what `get` answers then); a few hundred kept. */
+  private readonly openFailures = new Map<string, Error>();
+
+  private notLoaded(id: string): never {
+    if (!SESSION_ID_PATTERN.test(id)) throw new FerretError('session_not_found', `no session ${JSON.stringify(id)}`, { field: 'sessionId' });
+    const failed = this.openFailures.get(id) ?? this.deps.store.unavailable?.(`session ${id} cannot be loaded`);
+    if (failed) throw failed;
+    this.open(id).catch(() => undefined);
+    throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
+  }
+
   /** A live session, or one loaded from its log in chunks (never holding the event loop for long). */
   open(id: string): Promise<Session> {
     this.onActivity?.();
     const s = this.live.get(id);
-    if (s) {
+    if (s?.defunct && s.idle) {
+      // Its log lost its lease (or Redis its data): loaded afresh, which takes the lease again or names its owner.
+      this.deps.logger.warn({ sessionId: id }, 'session log can no longer be written; loading the session again');
+      s.close();
+      this.live.delete(id);
+    } else if (s) {
       s.lastActive = Date.now();
       return Promise.resolve(s);
     }
@@ -135,7 +159,7 @@ export class SessionManager {
       await this.releasing.get(id);
       const again = this.live.get(id);
       if (again) return again;
-      this.checkId(id);
+      await this.checkIdAsync(id);
       const made: { session?: Session } = {};
       const log = this.openLog(id, () => made.session);
       let loaded: Loaded;
@@ -150,8 +174,17 @@ export class SessionManager {
     })();
     this.opening.set(id, p);
     void p.then(
-      () => this.opening.delete(id),
-      () => this.opening.delete(id),
+      () => {
+        this.opening.delete(id);
+        this.openFailures.delete(id);
+      },
+      (err: unknown) => {
+        this.opening.delete(id);
+        if (!this.deps.store.asyncOnly) return;
+        this.openFailures.delete(id);
+        this.openFailures.set(id, storageError(id, err));
+        if (this.openFailures.size > 256) this.openFailures.delete(this.openFailures.keys().next().value!);
+      },
     );
     return p;
   }
@@ -161,13 +194,36 @@ export class SessionManager {
     return this.live.get(id);
   }
 
-  has(id: string): boolean {
-    return this.live.has(id) || (SESSION_ID_PATTERN.test(id) && this.deps.store.exists(id));
+  /** Whether the session is in memory or in the store (a store that asks a server answers later: always awaited). */
+  async has(id: string): Promise<boolean> {
+    return this.live.has(id) || (SESSION_ID_PATTERN.test(id) && (await this.deps.store.exists(id)));
   }
 
+  /** What GET /health says of the store. */
+  storeStatus(): StoreStatus {
+    return this.deps.store.status();
+  }
+
+  /** The synchronous check (the file store's `get`). */
   private checkId(id: string): void {
     if (!SESSION_ID_PATTERN.test(id)) throw new FerretError('session_not_found', `no session ${JSON.stringify(id)}`, { field: 'sessionId' });
-    if (!this.deps.store.exists(id)) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
+    const known = this.deps.store.exists(id);
+    if (typeof known !== 'boolean') {
+      known.catch(() => undefined);
+      throw new FerretError('internal', `session ${id}: this store answers asynchronously; open the session first (manager.open)`);
+    }
+    if (!known) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
+  }
+
+  private async checkIdAsync(id: string): Promise<void> {
+    if (!SESSION_ID_PATTERN.test(id)) throw new FerretError('session_not_found', `no session ${JSON.stringify(id)}`, { field: 'sessionId' });
+    let known: boolean;
+    try {
+      known = await this.deps.store.exists(id);
+    } catch (err) {
+      throw storageError(id, err);
+    }
+    if (!known) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
   }
 
   /** Takes the session's lock and opens its log; the notice of a failing write goes to the session once it exists. */
@@ -178,7 +234,8 @@ export class SessionManager {
       session()?.emit({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
     });
     if ('owner' in log) {
-      throw new FerretError('session_busy', `session ${id} is open in another ferret process (pid ${log.owner}); one process writes a session at a time`);
+      const who = typeof log.owner === 'number' ? `another ferret process (pid ${log.owner})` : `ferret instance ${log.owner}`;
+      throw new FerretError('session_busy', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : undefined);
     }
     return log;
   }
@@ -278,16 +335,21 @@ export class SessionManager {
 
   /**
    * A client is done with a session (ACP v1 session/close, HTTP close): it is let go now if no
-   * one else uses it (no turn, no permission waiting, no other client), else when they are done.
+   * one else uses it (no turn, no permission waiting, no other client), else as soon as its turn
+   * ends (a turn's end counts as a use, so the idle timer alone would keep it for idleMs). A
+   * session another client still holds stays until that client is done and it idles out.
    */
   async close(id: string): Promise<void> {
     const s = this.live.get(id);
     if (!s) {
-      this.checkId(id);
+      await this.checkIdAsync(id);
       return;
     }
     s.lastActive = 0; // first in line when it becomes idle
-    if (s.idle) await this.release(s);
+    if (s.idle) return this.release(s);
+    void s.settled().then(() => {
+      if (this.live.get(id) === s && s.idle) void this.release(s);
+    });
   }
 
   /** Sessions in memory now (for tests and the benchmarks' figures). */
@@ -333,6 +395,15 @@ export class SessionManager {
   /** Sessions newest first, a page at a time (from the store's index: no log or meta file is read per call). */
   async list(q: ListQuery = {}): Promise<ListPage> {
     this.onActivity?.();
+    // The index orders the page: first give it what live sessions did since (a turn running, an
+    // approval changed: events a session saves no summary for), so a page is newest first by the
+    // times it shows. Only sessions changed since the last list are saved.
+    for (const s of this.live.values()) {
+      const at = s.state.updatedAt;
+      if (this.listedAt.get(s) === at) continue;
+      this.listedAt.set(s, at);
+      s.saveMeta();
+    }
     const cwd = q.cwd;
     let page;
     try {
@@ -359,7 +430,8 @@ export class SessionManager {
     for (const s of all) s.saveMeta();
     await Promise.all(all.map((s) => s.release()));
     this.live.clear();
-    await this.deps.store.flush();
+    // A store that cannot write now (Redis away) is flushed, within a bound, by whoever closes it.
+    if (!this.deps.store.unavailable?.()) await this.deps.store.flush();
   }
 }
 

@@ -177,9 +177,16 @@ export class Session implements TurnHost {
     if (this.snapping) return this.snapping;
     // A short log folds faster than a snapshot is read: only longer ones get one.
     if (this.closed || this.seq === this.snapSeq || this.seq < SNAPSHOT_MIN_EVENTS) return Promise.resolve();
+    if (this.log.unavailable?.()) return Promise.resolve(); // its store away (Redis): the next load folds the log instead
     this.log.flush();
     const end = this.log.written;
-    if (end.seq !== this.seq) return Promise.resolve(); // a write is failing: nothing whole to keep
+    if (end.seq !== this.seq) {
+      // The file store writes in flush(): behind means a write is failing, nothing whole to keep.
+      // A store that writes asynchronously (Redis, which has `unavailable`) is drained first.
+      if (this.log.unavailable === undefined) return Promise.resolve();
+      const seq = this.seq;
+      return this.log.drain().then((mark) => (mark.seq === seq && this.seq === seq ? this.snapshot() : undefined));
+    }
     if (this.historyReady) return this.historyReady.then(() => this.snapshot()); // never a snapshot with half a history
     if (this.loadError) return Promise.resolve();
     this.snapSeq = end.seq;
@@ -263,6 +270,14 @@ export class Session implements TurnHost {
   }
 
   /**
+   * Its log can never write again while its store is fine (Redis: the lease lost to another
+   * instance, or the stream lost data): the manager lets it go and loads it afresh when asked.
+   */
+  get defunct(): boolean {
+    return !this.closed && this.log.unavailable?.() !== undefined && this.deps.store.unavailable?.() === undefined;
+  }
+
+  /**
    * Attaches a client: its editor seam serves its turns (and turns started elsewhere while it is
    * the newest editor attached); its MCP servers connect in the background through the one pool path.
    */
@@ -330,6 +345,9 @@ export class Session implements TurnHost {
   /** Starts a turn and returns at once; `done` settles when it ends. `origin` names the client. */
   startTurn(text: string, origin?: string): { turnId: string; done: Promise<TurnResult> } {
     if (this.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
+    // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
+    const down = this.log.unavailable?.();
+    if (down) throw new FerretError('storage', `cannot start a turn: ${down.message}`, down.data);
     if (this.running) {
       throw new FerretError(
         'session_busy',
@@ -431,7 +449,7 @@ export class Session implements TurnHost {
   /** Stops at once: cancels the turn, detaches every client, flushes and closes the log, gives back the lock. */
   close(): void {
     if (this.closed) return;
-    this.saveMeta();
+    this.saveMeta(true); // leaving memory: meta.json beside the log too (the index is a cache)
     this.cancel();
     for (const id of [...this.attached.keys()]) this.detach(id);
     this.closed = true;

@@ -4,7 +4,7 @@ import type { ModelResolver } from '../providers/resolve.js';
 import type { ToolSpec } from '../providers/provider.js';
 import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
 import type { RuleSet } from '../sandbox/rules.js';
-import type { AuditLog } from '../store/audit-log.js';
+import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { Tool } from '../tools/define.js';
 import type { McpPool } from '../tools/mcp-pool.js';
@@ -28,7 +28,8 @@ export interface SessionDeps {
   /** Loads the built-in tools when they are not loaded yet (createCore loads them on first use). */
   loadTools?: () => Promise<unknown>;
   rules: RuleSet;
-  audit: AuditLog;
+  /** Permission decisions: the file log, or the fleet's in Redis. */
+  audit: AuditStore;
   logger: Logger;
   env: NodeJS.ProcessEnv;
   maxSteps: number;

@@ -28,9 +28,31 @@ const McpServerConfigSchema = z.union([
   }),
 ]);
 
+/** Why a fleet store URL is not `redis://[user:password@]HOST[:PORT][/DB]` (rediss:// for TLS), or undefined when it is. */
+export function storeUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `not a URL: ${JSON.stringify(url)} (expected redis://HOST:PORT/DB)`;
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return `${u.protocol}// is not a Redis URL (expected redis://HOST:PORT/DB)`;
+  if (!u.hostname) return `${JSON.stringify(url)} names no host (expected redis://HOST:PORT/DB)`;
+  if (!/^\/?\d*$/.test(u.pathname)) return `the database in ${JSON.stringify(url)} must be a number (redis://HOST:PORT/DB)`;
+  return undefined;
+}
+
+/** `store` in config.json, --store, FERRET_STORE: fleet mode's Redis. */
+export const StoreUrlSchema = z.string().superRefine((v, ctx) => {
+  const problem = storeUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const ConfigSchema = z
   .object({
     model: z.string().min(1).optional(),
+    /** Fleet mode: sessions, metas and the audit log in this Redis (redis://HOST:PORT/DB) instead of files; --store and FERRET_STORE override it. */
+    store: StoreUrlSchema.optional(),
     providers: z.record(z.string(), ProviderConfigSchema).default({}),
     rules: z
       .object({

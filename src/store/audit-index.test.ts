@@ -28,8 +28,11 @@ describe('the audit log index', () => {
     const file = fresh();
     const a = new AuditLog(file);
     a.append(entry({ key: 'npm test', decision: 'always', by: 'person' }));
+    a.flush();
     for (let i = 0; i < 3000; i++) a.append(entry({ key: `cat f${i}` })); // ~400 KB of policy decisions
+    a.flush();
     a.append(entry({ key: 'rm -rf build', decision: 'never', by: 'person' }));
+    a.flush();
     expect(a.lookup('/ws', 'bash', 'npm test', 'workspace-write')).toBe('always'); // scans, writes the index
     const index = readFileSync(join(file, '..', 'audit.index.jsonl'), 'utf8');
     expect(index).toContain('"upTo"');
@@ -53,10 +56,14 @@ describe('the audit log index', () => {
     const file = fresh();
     const a = new AuditLog(file);
     a.append(entry({ key: 'git push', decision: 'always', by: 'person' }));
+    a.flush();
     for (let i = 0; i < 2500; i++) a.append(entry({ key: `cat f${i}` }));
+    a.flush();
     a.lookup('/ws', 'bash', 'x', 'workspace-write'); // index with a mark after the "always"
     a.append(entry({ key: 'git push', decision: 'never', by: 'person' }));
+    a.flush();
     for (let i = 0; i < 2500; i++) a.append(entry({ key: `cat g${i}` }));
+    a.flush();
     expect(a.lookup('/ws', 'bash', 'git push', 'workspace-write')).toBe('never');
     expect(look(file, 'git push')).toBe('never');
   });
@@ -65,7 +72,48 @@ describe('the audit log index', () => {
     const file = fresh();
     const a = new AuditLog(file);
     a.append(entry({ key: 'rm -rf /tmp/x', decision: 'never', by: 'person' }));
+    a.flush();
     appendFileSync(join(file, '..', 'audit.index.jsonl'), `${JSON.stringify({ upTo: 10_000_000 })}\n`);
     expect(look(file, 'rm -rf /tmp/x')).toBe('never');
+  });
+
+  // A log deleted (or replaced, or cut short) is another log: nothing its index said decides anything.
+  const withIndex = (file: string) => {
+    const a = new AuditLog(file);
+    a.append(entry({ key: 'git push', decision: 'always', by: 'person' }));
+    for (let i = 0; i < 3000; i++) a.append(entry({ key: `cat f${i}` }));
+    a.flush();
+    expect(a.lookup('/ws', 'bash', 'git push', 'workspace-write')).toBe('always'); // writes the index with a mark
+    expect(readFileSync(join(file, '..', 'audit.index.jsonl'), 'utf8')).toContain('"upTo"');
+    return a;
+  };
+
+  it('a deleted log: its old "always" is gone in a new process, and a new "never" there holds', () => {
+    const file = fresh();
+    withIndex(file);
+    rmSync(file);
+    expect(look(file, 'git push')).toBeUndefined();
+    const b = new AuditLog(file);
+    b.append(entry({ key: 'npm publish', decision: 'never', by: 'person' }));
+    b.flush();
+    expect(b.lookup('/ws', 'bash', 'npm publish', 'workspace-write')).toBe('never');
+    expect(look(file, 'npm publish')).toBe('never');
+    expect(look(file, 'git push')).toBeUndefined();
+  });
+
+  it('a log deleted or cut short under a running process: it forgets what the log decided and reads the new one', () => {
+    const file = fresh();
+    const a = withIndex(file);
+    rmSync(file);
+    const b = new AuditLog(file);
+    b.append(entry({ key: 'npm publish', decision: 'never', by: 'person' }));
+    b.flush();
+    expect(a.lookup('/ws', 'bash', 'git push', 'workspace-write')).toBeUndefined();
+    expect(a.lookup('/ws', 'bash', 'npm publish', 'workspace-write')).toBe('never');
+    // Cut short in place (same file, shorter than what was read): read again from the start.
+    const c = withIndex(fresh());
+    writeFileSync(c.path, '');
+    expect(c.lookup('/ws', 'bash', 'git push', 'workspace-write')).toBeUndefined();
+    expect(look(c.path, 'git push')).toBeUndefined();
   });
 });

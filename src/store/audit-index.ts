@@ -10,6 +10,19 @@ const INDEX_EVERY_BYTES = 256 * 1024;
 const PERSON = /"by"\s*:\s*"person"/;
 const PERSISTED = /"decision"\s*:\s*"(?:always|never)"/;
 
+/** Which file the log is: a log deleted and made again (or replaced) is another log, whose index starts over. */
+interface LogStat {
+  id: string;
+  size: number;
+}
+const logStat = (st: { dev: number; ino: number; birthtimeMs: number; size: number }): LogStat => ({ id: `${st.dev}:${st.ino}:${st.birthtimeMs}`, size: st.size });
+
+/** What newLines() found: the lines, and whether the log was replaced since the last call (forget what it decided). */
+export interface NewLines {
+  lines: string[];
+  reset: boolean;
+}
+
 /** Signs and checks the index's own lines with the audit log's key. */
 export interface IndexSigner {
   sign(body: string): string | undefined;
@@ -23,6 +36,10 @@ export interface IndexSigner {
  * (small) and then only the log's bytes after the last mark, instead of the whole log: a shared
  * log of a million policy decisions costs a new process nothing. Lines are handed out in log
  * order, raw, for AuditLog to verify and apply as before.
+ *
+ * A mark names the log it was made for (device, inode, birth time) and holds only while the log
+ * is at least that long: a log deleted, replaced or cut short is read again from its start, and
+ * an index entry counts only under a mark of the current log (an old "always" never comes back).
  */
 export class AuditIndex {
   private readonly file: string;
@@ -34,6 +51,10 @@ export class AuditIndex {
   private markedUpTo = 0;
   /** Lines found by prepare() and not yet handed out. */
   private ready: { at: number; line: string }[] = [];
+  /** The log these offsets are in (undefined: not seen yet). */
+  private logId: string | undefined;
+  /** Set when the log turned out to be another file: the next newLines() says so. */
+  private wasReset = false;
 
   constructor(
     private readonly log: string,
@@ -43,49 +64,86 @@ export class AuditIndex {
   }
 
   /** The decision lines appended to the log since the last call (all of them the first time), oldest first. */
-  newLines(): string[] {
+  newLines(): NewLines {
+    let st: LogStat | undefined;
+    try {
+      st = logStat(statSync(this.log));
+    } catch {
+      /* no log yet */
+    }
+    this.checkLog(st);
     const out = this.ready;
     this.ready = [];
-    this.readIndexSync(out);
-    this.scanSync(out);
-    this.writeIndex();
-    return sortUnique(out);
+    if (st) {
+      this.readIndexSync(out, st);
+      this.scanSync(out, st);
+      this.writeIndex(st);
+    }
+    const reset = this.wasReset;
+    this.wasReset = false;
+    return { lines: sortUnique(out), reset };
   }
 
   /** The same reading done ahead, in chunks that yield (the idle warm-up): the next newLines() has little left. */
   async prepare(): Promise<void> {
+    let st: LogStat | undefined;
+    try {
+      st = logStat(await stat(this.log));
+    } catch {
+      /* no log yet */
+    }
+    this.checkLog(st);
+    if (!st) return;
     const out = this.ready;
-    await this.readIndex(out);
-    await this.scan(out);
-    this.writeIndex();
+    await this.readIndex(out, st);
+    await this.scan(out, st);
+    this.writeIndex(st);
+  }
+
+  /** A log that is another file than last time, or shorter than what was read: start over (the caller forgets its decisions). */
+  private checkLog(st: LogStat | undefined): void {
+    const replaced = this.logId !== undefined && (st === undefined || st.id !== this.logId || st.size < this.logBytes);
+    if (replaced) {
+      this.logBytes = 0;
+      this.appliedBelow = 0;
+      this.markedUpTo = 0;
+      this.unindexed = [];
+      this.ready = [];
+      this.wasReset = true;
+    }
+    this.logId = st?.id;
   }
 
   /** Index lines after what we read: entries past what we applied, and marks. */
-  private takeIndex(text: string, out: { at: number; line: string }[]): void {
+  private takeIndex(text: string, out: { at: number; line: string }[], st: LogStat): void {
+    // Entries are written just before the mark that covers them: they count once that mark does.
+    let pending: { at: number; line: string }[] = [];
     for (const raw of text.split('\n')) {
       if (!raw) continue;
-      let e: { at?: unknown; line?: unknown; upTo?: unknown };
+      let e: { at?: unknown; line?: unknown; upTo?: unknown; log?: unknown };
       try {
         e = JSON.parse(raw) as typeof e;
       } catch {
         continue;
       }
       if (typeof e.upTo === 'number') {
-        // A mark lets us skip the log before it; only a signed one (a forged mark could hide a "never").
-        if (e.upTo > this.logBytes && this.signer.verify(raw)) {
-          this.logBytes = e.upTo;
+        // Only a signed mark of this very log, no longer than it is (a forged or stale mark could hide a "never").
+        if (e.log === st.id && e.upTo <= st.size && this.signer.verify(raw)) {
+          for (const x of pending) if (x.at >= this.appliedBelow && x.at < e.upTo) out.push(x);
+          if (e.upTo > this.logBytes) this.logBytes = e.upTo;
           this.markedUpTo = Math.max(this.markedUpTo, e.upTo);
         }
+        pending = [];
         continue;
       }
-      if (typeof e.at === 'number' && typeof e.line === 'string' && e.at >= this.appliedBelow) out.push({ at: e.at, line: e.line });
+      if (typeof e.at === 'number' && typeof e.line === 'string') pending.push({ at: e.at, line: e.line });
     }
   }
 
   /** Entries below this offset were applied already (by our own scan or an earlier index read). */
   private appliedBelow = 0;
 
-  private readIndexSync(out: { at: number; line: string }[]): void {
+  private readIndexSync(out: { at: number; line: string }[], st: LogStat): void {
     let size: number;
     try {
       size = statSync(this.file).size;
@@ -97,13 +155,13 @@ export class AuditIndex {
     try {
       const buf = Buffer.alloc(size - this.indexBytes);
       const n = readSync(fd, buf, 0, buf.length, this.indexBytes);
-      this.takeIndexBytes(buf.subarray(0, n), out);
+      this.takeIndexBytes(buf.subarray(0, n), out, st);
     } finally {
       closeSync(fd);
     }
   }
 
-  private async readIndex(out: { at: number; line: string }[]): Promise<void> {
+  private async readIndex(out: { at: number; line: string }[], st: LogStat): Promise<void> {
     let size: number;
     try {
       size = (await stat(this.file)).size;
@@ -115,25 +173,20 @@ export class AuditIndex {
     try {
       const buf = Buffer.alloc(size - this.indexBytes);
       const { bytesRead } = await fh.read(buf, 0, buf.length, this.indexBytes);
-      this.takeIndexBytes(buf.subarray(0, bytesRead), out);
+      this.takeIndexBytes(buf.subarray(0, bytesRead), out, st);
     } finally {
       await fh.close();
     }
   }
 
-  private takeIndexBytes(buf: Buffer, out: { at: number; line: string }[]): void {
+  private takeIndexBytes(buf: Buffer, out: { at: number; line: string }[], st: LogStat): void {
     const end = buf.lastIndexOf(0x0a) + 1; // a half-written last line is read next time
     this.indexBytes += end;
-    this.takeIndex(buf.toString('utf8', 0, end), out);
+    this.takeIndex(buf.toString('utf8', 0, end), out, st);
   }
 
-  private scanSync(out: { at: number; line: string }[]): void {
-    let size: number;
-    try {
-      size = statSync(this.log).size;
-    } catch {
-      return;
-    }
+  private scanSync(out: { at: number; line: string }[], st: LogStat): void {
+    const size = st.size;
     if (size <= this.logBytes) return;
     const fd = openSync(this.log, 'r');
     try {
@@ -147,13 +200,8 @@ export class AuditIndex {
     }
   }
 
-  private async scan(out: { at: number; line: string }[]): Promise<void> {
-    let size: number;
-    try {
-      size = (await stat(this.log)).size;
-    } catch {
-      return;
-    }
+  private async scan(out: { at: number; line: string }[], st: LogStat): Promise<void> {
+    const size = st.size;
     if (size <= this.logBytes) return;
     const fh = await open(this.log, 'r');
     try {
@@ -195,10 +243,10 @@ export class AuditIndex {
   }
 
   /** Adds what our scan found to the index, with a signed mark, once enough new log was scanned. */
-  private writeIndex(): void {
+  private writeIndex(st: LogStat): void {
     this.appliedBelow = this.logBytes;
     if (this.logBytes - this.markedUpTo < INDEX_EVERY_BYTES) return;
-    const mark = this.signer.sign(JSON.stringify({ upTo: this.logBytes }));
+    const mark = this.signer.sign(JSON.stringify({ upTo: this.logBytes, log: st.id }));
     if (!mark) return;
     const lines = this.unindexed.map((e) => JSON.stringify(e) + '\n').join('') + mark + '\n';
     try {

@@ -34,6 +34,7 @@ describe('the audit log signs what it writes and trusts nothing else', () => {
   it('a line it wrote decides later requests, in a new process too; key and log are owner-only', () => {
     const { log, file } = fresh();
     log.append(entry());
+    log.flush();
     expect(log.lookup('/ws', 'bash', 'ls', 'workspace-write')).toBe('always');
     expect(new AuditLog(file).lookup('/ws', 'bash', 'ls', 'workspace-write')).toBe('always');
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -55,12 +56,14 @@ describe('the audit log signs what it writes and trusts nothing else', () => {
     ['signed under another key', () => {
       const other = fresh();
       other.log.append(entry({ key: 'rm -rf x' }));
+      other.log.flush();
       return readFileSync(other.file, 'utf8').trim();
     }],
   ];
   it.each(forgeries)('%s is ignored and reported', (_name, forge) => {
     const { log, file, rejects } = fresh();
     log.append(entry());
+    log.flush();
     const signed = readFileSync(file, 'utf8').trim();
     appendFileSync(file, `${forge(signed)}\n`);
     expect(log.lookup('/ws', 'bash', 'rm -rf x', 'workspace-write')).toBeUndefined();
@@ -74,6 +77,7 @@ describe('the audit log signs what it writes and trusts nothing else', () => {
   it('an unsigned "never" is honoured: it can only refuse', () => {
     const { log, file } = fresh();
     log.append(entry());
+    log.flush();
     appendFileSync(file, `${JSON.stringify(entry({ key: 'npm test', decision: 'never' }))}\n`);
     expect(log.lookup('/ws', 'bash', 'npm test', 'workspace-write')).toBe('never');
   });
@@ -81,6 +85,7 @@ describe('the audit log signs what it writes and trusts nothing else', () => {
   it('a key file that is not a key trusts nothing, and writing fails loudly', () => {
     const { log, file } = fresh();
     log.append(entry());
+    log.flush();
     writeFileSync(join(file, '..', 'audit.key'), 'short');
     const rejects: AuditRejects[] = [];
     const again = new AuditLog(file, (r) => rejects.push(r));

@@ -47,10 +47,15 @@ export class AuditLog {
   private key: Buffer | undefined;
   /** Which lines of the log can decide a request, without reading the whole log per process (audit-index.ts). */
   private readonly index: AuditIndex;
+  /** Lines appended this tick: written together, once per tick (a burst of tool calls makes one write). */
+  private queue: string[] = [];
+  private scheduled = false;
+  private dirMade = false;
 
   constructor(
     readonly path: string,
     private readonly onRejected?: (r: AuditRejects) => void,
+    private readonly onWriteError?: (err: Error) => void,
   ) {
     this.index = new AuditIndex(path, {
       sign: (body) => {
@@ -117,7 +122,9 @@ export class AuditLog {
   }
 
   private catchUp(): void {
-    const lines = this.index.newLines();
+    const { lines, reset } = this.index.newLines();
+    // The log was deleted or replaced: what it decided is gone with it.
+    if (reset) this.persisted.clear();
     let rejected = 0;
     let sample = '';
     for (const line of lines) {
@@ -139,13 +146,32 @@ export class AuditLog {
   }
 
   lookup(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
+    this.flush(); // a decision queued this tick decides this lookup too
     this.catchUp();
     return this.persisted.get(AuditLog.mapKey(workspace, tool, key, sandbox));
   }
 
+  /** Queues one signed line; the queue is written at the end of the tick (or before the next lookup). */
   append(entry: AuditEntry): void {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const body = JSON.stringify(entry);
-    appendFileSync(this.path, `${body.slice(0, -1)},"mac":"${this.mac(body)}"}\n`, { mode: 0o600 });
+    this.queue.push(`${body.slice(0, -1)},"mac":"${this.mac(body)}"}\n`);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes what is queued, in one append. */
+  flush(): void {
+    this.scheduled = false;
+    if (this.queue.length === 0) return;
+    const text = this.queue.join('');
+    this.queue = [];
+    try {
+      if (!this.dirMade) mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      this.dirMade = true;
+      appendFileSync(this.path, text, { mode: 0o600 });
+    } catch (err) {
+      this.onWriteError?.(err as Error);
+    }
   }
 }

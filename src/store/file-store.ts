@@ -20,6 +20,7 @@ import type {
   SessionLog,
   SessionStore,
   StateSnapshot,
+  StoreStatus,
 } from './session-store.js';
 
 /** Bytes read per chunk by default: a thousand-odd events, a few ms of work each. */
@@ -77,6 +78,10 @@ export class FileSessionStore implements SessionStore {
   flush(): Promise<void> {
     return this.index.flush();
   }
+
+  status(): StoreStatus {
+    return { store: 'file' };
+  }
 }
 
 class FileSessionLog implements SessionLog {
@@ -103,6 +108,12 @@ class FileSessionLog implements SessionLog {
 
   flush(): void {
     this.writer.flush();
+  }
+
+  /** Writes synchronously: flush, then where the log stands (behind the last seq only while writes fail). */
+  drain(): Promise<LogMark> {
+    this.flush();
+    return Promise.resolve(this.writer.written);
   }
 
   get written(): LogMark {

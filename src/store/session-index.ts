@@ -9,6 +9,8 @@ const CHUNK_BYTES = 256 * 1024;
 /** Files read at once when sessions are missing from the index (an index made by an older ferret). */
 const READ_CONCURRENCY = 32;
 const DEFAULT_PAGE = 1000;
+/** meta.json files written at once. */
+const META_CONCURRENCY = 32;
 
 const byNewest = (a: SessionMeta, b: SessionMeta) =>
   a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0;
@@ -44,6 +46,8 @@ export class MetaIndex {
   private readonly metas = new Map<string, SessionMeta>();
   private readonly file: string;
   private readBytes = 0;
+  /** The inode of the file read so far: a compaction replaces the file. */
+  private ino = -1;
   private lines = 0;
   private loaded: Promise<void> | undefined;
   private dirMtime = -1;
@@ -53,27 +57,37 @@ export class MetaIndex {
   private compacting = false;
   /** Lines this process appended while a compaction was writing its copy: appended again after it. */
   private duringCompaction: string[] = [];
+  /** meta.json files still to write, one per session (the newest summary wins). */
   private readonly metaWrites = new Map<string, SessionMeta>();
-  private metaWriting: Promise<void> = Promise.resolve();
+  private metaWriting: Promise<void> | undefined;
   private dirMade = false;
 
   constructor(private readonly home: string) {
     this.file = join(eventlogRoot(home), 'index.jsonl');
   }
 
-  /** Records a change (an index line); `file` also rewrites the session's meta.json (made, or let go). */
+  /**
+   * Records a change (an index line; none when nothing changed, so callers may put freely);
+   * `file` also rewrites the session's meta.json (made, or let go).
+   */
   put(meta: SessionMeta, file = false): void {
-    this.set(meta);
-    this.queue.push(JSON.stringify(meta) + '\n');
+    const changed = this.set(meta);
+    if (changed) this.queue.push(JSON.stringify(meta) + '\n');
     if (file) this.metaWrites.set(meta.sessionId, meta);
-    this.schedule();
+    if (changed || file) this.schedule();
   }
 
-  private set(meta: SessionMeta): void {
+  /**
+   * Whether the session's summary changed. A line read from the file never takes a session back
+   * in time: it may be one of ours, read back after a newer change was made here.
+   */
+  private set(meta: SessionMeta, fromFile = false): boolean {
     const had = this.metas.get(meta.sessionId);
-    if (had && had.updatedAt === meta.updatedAt && JSON.stringify(had) === JSON.stringify(meta)) return;
+    if (had && fromFile && had.updatedAt > meta.updatedAt) return false;
+    if (had && had.updatedAt === meta.updatedAt && JSON.stringify(had) === JSON.stringify(meta)) return false;
     this.metas.set(meta.sessionId, meta);
     this.sorted = undefined;
+    return true;
   }
 
   private schedule(): void {
@@ -90,8 +104,6 @@ export class MetaIndex {
     this.scheduled = false;
     const lines = this.queue.join('');
     this.queue = [];
-    const metas = [...this.metaWrites.values()];
-    this.metaWrites.clear();
     if (lines) {
       if (this.compacting) this.duringCompaction.push(lines);
       try {
@@ -102,20 +114,24 @@ export class MetaIndex {
         /* the index is a cache: the folders and their logs are the truth */
       }
     }
-    if (metas.length) {
-      this.metaWriting = this.metaWriting.then(async () => {
-        for (const m of metas) {
-          const file = metaFile(this.home, m.sessionId);
-          try {
-            await writeFile(`${file}.tmp`, JSON.stringify(m), { mode: 0o600 });
-            await rename(`${file}.tmp`, file);
-          } catch {
-            /* a session folder that went away */
-          }
-        }
-      });
+    if (this.metaWrites.size && !this.metaWriting) {
+      this.metaWriting = this.writeMetas().finally(() => (this.metaWriting = undefined));
     }
-    return this.metaWriting;
+    return this.metaWriting ?? Promise.resolve();
+  }
+
+  /**
+   * Writes every pending meta.json, META_CONCURRENCY at a time, until none is left (what is put
+   * meanwhile is taken in the next round). One chain link per write fell behind by thousands of
+   * sessions on a busy server (each link waits a few turns of the event loop), so a crash found
+   * most sessions without one.
+   */
+  private async writeMetas(): Promise<void> {
+    while (this.metaWrites.size) {
+      const batch = [...this.metaWrites.values()].slice(0, META_CONCURRENCY);
+      for (const m of batch) this.metaWrites.delete(m.sessionId);
+      await Promise.all(batch.map((m) => writeMeta(this.home, m)));
+    }
   }
 
   /** One page, newest first. Reads what other processes added since the last call. */
@@ -151,21 +167,26 @@ export class MetaIndex {
   }
 
   private refresh(): Promise<void> {
-    // One refresh at a time; calls that come while one runs share it.
-    this.loaded = (this.loaded ?? Promise.resolve()).then(() => this.catchUp());
-    return this.loaded;
+    // One refresh at a time, in order; one that failed (a read error) fails its own call only.
+    const run = (this.loaded ?? Promise.resolve()).catch(() => undefined).then(() => this.catchUp());
+    this.loaded = run;
+    return run;
   }
 
   private async catchUp(): Promise<void> {
     void this.flush();
     let size = 0;
+    let ino = -1;
     try {
-      size = (await stat(this.file)).size;
+      ({ size, ino } = await stat(this.file));
     } catch {
       /* no index yet */
     }
-    if (size < this.readBytes) {
-      // Rewritten by another process (compacted): read it again from the start.
+    if (ino !== this.ino || size < this.readBytes) {
+      // Another file (a compaction renamed its copy over it, here or in another process), or cut
+      // short: read it again from the start. Its size alone does not tell: the copy may be longer
+      // than what was read of the old one.
+      this.ino = ino;
       this.readBytes = 0;
       this.lines = 0;
     }
@@ -198,7 +219,7 @@ export class MetaIndex {
           this.lines++;
           try {
             const m = SessionMetaSchema.safeParse(JSON.parse(line));
-            if (m.success) this.set(m.data);
+            if (m.success) this.set(m.data, true);
           } catch {
             /* a damaged line: the folder scan finds the session again */
           }
@@ -247,11 +268,14 @@ export class MetaIndex {
     this.duringCompaction = [];
     try {
       await writeFile(tmp, text, { mode: 0o600 });
+      const { ino } = await stat(tmp);
       await rename(tmp, this.file);
       // What this process appended meanwhile went to the old file: append it to the new one.
       const again = this.duringCompaction.join('');
       if (again) appendFileSync(this.file, again, { mode: 0o600 });
-      this.readBytes = Buffer.byteLength(text) + Buffer.byteLength(again);
+      // Read on from the end of the copy: what was appended after it (ours) is read back, harmlessly.
+      this.ino = ino;
+      this.readBytes = Buffer.byteLength(text);
       this.lines = this.metas.size;
     } catch {
       /* keep the long one */
@@ -259,6 +283,16 @@ export class MetaIndex {
       this.compacting = false;
       this.duringCompaction = [];
     }
+  }
+}
+
+async function writeMeta(home: string, m: SessionMeta): Promise<void> {
+  const file = metaFile(home, m.sessionId);
+  try {
+    await writeFile(`${file}.tmp`, JSON.stringify(m), { mode: 0o600 });
+    await rename(`${file}.tmp`, file);
+  } catch {
+    /* a session folder that went away */
   }
 }
 

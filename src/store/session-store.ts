@@ -1,9 +1,11 @@
-import type { SessionEvent, SessionMeta } from '../protocol/index.js';
+import type { FerretError, SessionEvent, SessionMeta } from '../protocol/index.js';
 
-// The seam between the core and where sessions are kept. The file store (file-store.ts) is the
-// one implementation today; another (Redis, …) is one more file implementing these interfaces.
-// Positions (`at`) are the implementation's own (byte offsets for the file store): the core only
-// hands them back.
+// The seam between the core and where sessions are kept: the file store (file-store.ts, the
+// default) and the fleet's Redis store (redis/store.ts, `--store redis://…`, loaded only then).
+// Positions (`at`) are the implementation's own (byte offsets for the file store, seqs for Redis):
+// the core only hands them back. The synchronous parts (`readSync`, `loadSnapshotSync`,
+// `readItemsSync`) are optional: a store without them (`asyncOnly`) serves sessions only once
+// they are opened with `manager.open`.
 
 /** A point in one session's log: just after event `seq`. */
 export interface LogMark {
@@ -32,7 +34,8 @@ export interface LoadedSnapshot extends Checkpoint {
   /** How many items there are. */
   itemCount: number;
   readItems(): Promise<unknown[]>;
-  readItemsSync(): unknown[];
+  /** Absent in a store that cannot read synchronously (Redis). */
+  readItemsSync?(): unknown[];
 }
 
 /** One chunk of a log read: whole events in seq order, and where the chunk ended. */
@@ -82,15 +85,23 @@ export interface ReadOptions {
 export interface SessionLog {
   /** Queues an event; queued events are written together once per tick. */
   append(event: SessionEvent): void;
-  /** Writes what is queued now. */
+  /** Writes what is queued now (the Redis store sends it: `written` moves when Redis has it). */
   flush(): void;
   /** Just after the last event written (flushed). */
   readonly written: LogMark;
+  /**
+   * Resolves once everything appended so far is written (or can never be: a failing write), with
+   * the written mark. The file store writes in `flush()` and answers at once.
+   */
+  drain(): Promise<LogMark>;
+  /** Why a turn cannot start on this log now (its store away, its lease lost), if it cannot. */
+  unavailable?(): FerretError | undefined;
   /** Called after each write with where the log now ends. */
   onWritten: ((end: LogMark) => void) | undefined;
   /** The latest snapshot that still matches the log (undefined: fold from seq 1). */
   loadSnapshot(): Promise<LoadedSnapshot | undefined>;
-  loadSnapshotSync(): LoadedSnapshot | undefined;
+  /** Absent in a store that cannot read synchronously (Redis). */
+  loadSnapshotSync?(): LoadedSnapshot | undefined;
   /**
    * Keeps the session's state at a written mark, written in chunks that yield; the previous
    * snapshot stays until this one is whole. `items` must not change while it is written.
@@ -98,8 +109,8 @@ export interface SessionLog {
   snapshot(snap: StateSnapshot): Promise<void>;
   /** Events after `afterSeq`, in chunks; what is queued is flushed first, what is written later is not read. */
   read(afterSeq: number, opts?: ReadOptions): EventReader;
-  /** The same, synchronously (the fallback of a synchronous load; small logs). */
-  readSync(afterSeq: number, opts?: ReadOptions): { chunks: EventChunk[]; damage: ReadDamage };
+  /** The same, synchronously (the fallback of a synchronous load; small logs). Absent in a store that cannot (Redis). */
+  readSync?(afterSeq: number, opts?: ReadOptions): { chunks: EventChunk[]; damage: ReadDamage };
   /**
    * After a load's read reached the end: makes the log safe to append to (a torn last line cut
    * off, an unterminated one ended) and takes the end the read found as where the log stands.
@@ -128,14 +139,33 @@ export interface ListOptions {
   filter?: ((m: SessionMeta) => boolean) | undefined;
 }
 
+/** What GET /health says of the store. */
+export type StoreStatus =
+  | { store: 'file' }
+  | {
+      store: 'redis';
+      /** The connection: `ready`, or `down` (ferret reconnects by itself; turns are refused meanwhile). */
+      redis: 'connecting' | 'ready' | 'down' | 'closed';
+      /** Since when (ISO time). Where Redis is and why it is down go to the log, not to this unauthenticated answer. */
+      redisSince: string;
+    };
+
 export interface SessionStore {
-  /** Whether a session with this id was ever stored. */
-  exists(id: string): boolean;
+  /** Whether a session with this id was ever stored (a store that must ask a server answers with a promise). */
+  exists(id: string): boolean | Promise<boolean>;
   /**
    * Takes the session's single-writer lock (one process writes a session) and opens its log for
-   * appending (made when new); or names the live process that holds it.
+   * appending (made when new); or names who holds it: the live process (its pid, file store).
+   * The Redis store returns the log at once and takes its lease in the background: a busy
+   * session surfaces as FerretError('session_busy', { owner: instance id }) from the first read.
    */
-  open(id: string, onError: (err: Error) => void): SessionLog | { owner: number };
+  open(id: string, onError: (err: Error) => void): SessionLog | { owner: number | string };
+  /** True when its logs have no synchronous reads: `manager.get` then serves only sessions in memory. */
+  readonly asyncOnly?: boolean;
+  /** For /health. */
+  status(): StoreStatus;
+  /** Why nothing can be written now (Redis away), if so: a new session or turn is refused with it. `what` begins its message. */
+  unavailable?(what?: string): FerretError | undefined;
   /**
    * Keeps a session's summary in the index session/list reads (written in the background);
    * `final` (a session made, or leaving memory) also keeps it beside the session's log.

@@ -142,7 +142,10 @@ async function runConfined(
   if (capReached) tail += `\n[output capped at ${BASH_OUTPUT_CAP} bytes; the rest was dropped]`;
   if (timedOut) tail += `\n[timed out after ${a.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms; process group killed]`;
   else if (ctx.signal.aborted) tail += '\n[cancelled; process group killed]';
-  tail += `\n[exit code ${exitCode ?? `none, signal ${result.signal ?? 'unknown'}`}]`;
+  // No exit code: killed by a signal, or never started / lost with the helper (then the message says which).
+  if (exitCode !== null) tail += `\n[exit code ${exitCode}]`;
+  else if (result.signal) tail += `\n[exit code none, signal ${result.signal}]`;
+  else tail += `\n[no exit code: ${result.message ?? 'the command ended without an exit code or a signal'}]`;
 
   if (exitCode !== 0 && spawn.confined) {
     const v = detectViolation(stderrText, ctx.sandbox, ctx.cwd);

@@ -45,6 +45,24 @@ describe('chimera ferret exec', () => {
     expect(again.stdout).toBe('second\n');
   });
 
+  it('exec keeps the same folds as serve: the snapshot of a long session carries the IDE frames\' state, before and after --resume', () => {
+    env = tempEnv();
+    const chunks = Array.from({ length: 2100 }, (_, i) => `w${i} `); // long enough to keep a snapshot
+    const model = writeScript(env.ws, 'long.json', { responses: [{ chunks }, { chunks: ['again'] }] });
+    const r = execSync(['--json', '--model', `scripted:${model}`, 'go']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = (JSON.parse(r.stdout.split('\n')[0]!) as { sessionId: string }).sessionId;
+    const header = () => JSON.parse(readFileSync(join(env.home, 'eventlog', `ferret-${id}`, 'snapshot.json'), 'utf8').split('\n')[0]!) as { seq: number; folds: Record<string, unknown> };
+    const first = header();
+    expect(Object.keys(first.folds)).toEqual(['ide-frames']); // what `serve` keeps, so the next serve loads from it
+    const again = execSync(['--resume', id, 'more']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('again\n');
+    const second = header();
+    expect(second.seq).toBeGreaterThan(first.seq);
+    expect(Object.keys(second.folds)).toEqual(['ide-frames']);
+  });
+
   it('a permission nobody can answer is denied, the model hears why, and the exit code is 4', () => {
     env = tempEnv();
     const model = writeScript(env.ws, 'push.json', {

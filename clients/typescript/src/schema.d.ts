@@ -482,9 +482,24 @@ export interface components {
             csrfToken?: string;
         };
         Health: {
-            /** @constant */
+            /**
+             * @description The server answers (liveness; in fleet mode see `redis` for whether it can take turns)
+             * @constant
+             */
             ok: true;
             version: string;
+            /**
+             * @description Where sessions are kept: files under CHIMERA_HOME, or Redis (fleet mode, --store)
+             * @enum {string}
+             */
+            store: "file" | "redis";
+            /**
+             * @description Fleet mode: the Redis connection. While it is not ready, new sessions and turns are refused with `storage`; ferret reconnects by itself
+             * @enum {string}
+             */
+            redis?: "connecting" | "ready" | "down" | "closed";
+            /** @description Fleet mode: since when the connection is in that state (ISO time) */
+            redisSince?: string;
         };
         /** @enum {string} */
         ErrorCode: "invalid_params" | "session_not_found" | "session_busy" | "permission_not_found" | "already_decided" | "model_unavailable" | "auth_required" | "storage" | "unauthorized" | "forbidden" | "not_found" | "payload_too_large" | "unsupported_media_type" | "not_acceptable" | "request_timeout" | "internal";

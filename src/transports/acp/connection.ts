@@ -118,13 +118,9 @@ export class AcpConnection {
         return;
       }
       case 'notification':
-        void this.dialectReady.then(() => {
-          try {
-            this.dialect.notification(msg.method, msg.params);
-          } catch (err) {
-            this.ctx.logger.warn({ err, method: msg.method }, 'notification failed');
-          }
-        });
+        // A session/cancel right behind a prompt for a session still loading waits for the same
+        // load, and so reaches the dialect after that prompt (both wait on one promise, in order).
+        void this.dialectReady.then(() => this.notify(msg.method, msg.params));
         return;
       case 'request': {
         // A client may pipeline session/new right behind initialize: it must reach the dialect
@@ -137,9 +133,19 @@ export class AcpConnection {
     }
   }
 
+  /** The same steps as answer()'s (an async call awaiting preload): a notification and a request read in one chunk reach the dialect in the order sent. */
+  private async notify(method: string, params: unknown): Promise<void> {
+    await this.preload(params);
+    try {
+      this.dialect.notification(method, params);
+    } catch (err) {
+      this.ctx.logger.warn({ err, method }, 'notification failed');
+    }
+  }
+
   private async answer(id: JsonRpcId, method: string, params: unknown): Promise<void> {
     try {
-      await this.preload(params);
+      await this.preload(params); // the same number of steps as a notification's (see onLine): order is kept
       const result = method === 'initialize' ? await this.initialize(params) : await this.dialect.request(method, params);
       this.channel.send({ jsonrpc: '2.0', id, result: result ?? {} });
     } catch (err) {
@@ -156,7 +162,7 @@ export class AcpConnection {
    */
   private async preload(params: unknown): Promise<void> {
     const id = typeof params === 'object' && params !== null ? (params as { sessionId?: unknown }).sessionId : undefined;
-    if (typeof id !== 'string' || !this.ctx.manager.has(id)) return;
+    if (typeof id !== 'string' || !(await this.ctx.manager.has(id).catch(() => false))) return;
     await this.ctx.manager.open(id).catch(() => undefined);
   }
 

@@ -122,7 +122,8 @@ export class FerretDialect implements Dialect {
     // ide.md has no client→server notifications; a cancel sent as one is still honoured.
     if (method === 'session/cancel') {
       const p = P.cancel.safeParse(params);
-      if (p.success && this.ctx.manager.has(p.data.sessionId)) this.ctx.manager.get(p.data.sessionId).cancel();
+      // Opened ahead (the connection's preload): a session not in memory runs no turn to cancel.
+      if (p.success) this.ctx.manager.peek(p.data.sessionId)?.cancel();
     }
   }
 

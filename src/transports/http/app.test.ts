@@ -92,7 +92,7 @@ describe('GET /health and GET /openapi.json', () => {
   it('health answers without the token', async () => {
     const res = await app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ok: true, version: 'test' });
+    expect(res.json()).toEqual({ ok: true, version: 'test', store: 'file' });
   });
 
   it('the OpenAPI document lists every route and the bearer scheme', async () => {

@@ -72,7 +72,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   // never hold the server; the routes then find it in memory. Failures surface from the route.
   app.addHook('preHandler', async (req) => {
     const id = (req.params as { id?: unknown } | undefined)?.id;
-    if (typeof id === 'string' && opts.manager.has(id)) await opts.manager.open(id).catch(() => undefined);
+    if (typeof id === 'string' && (await opts.manager.has(id).catch(() => false))) await opts.manager.open(id).catch(() => undefined);
   });
   const mounts = opts.mounts ?? [];
   if (mounts.length) {
@@ -132,7 +132,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   const hubs = new FrameHubs(opts.ideSchema);
   app.get('/health', {
     schema: { operationId: 'health', tags: ['server'], summary: 'Liveness (no token needed)', security: [], response: { 200: Health, ...errors(403) } },
-  }, async () => ({ ok: true as const, version: opts.version }));
+  }, async () => ({ ok: true as const, version: opts.version, ...opts.manager.storeStatus() }));
   app.get('/openapi.json', {
     schema: { operationId: 'openapi', tags: ['server'], summary: 'This OpenAPI document', response: { 200: OpenApiDocument, ...guardErrors } },
   }, async () => app.swagger() as { openapi: string });

@@ -11,9 +11,9 @@ export interface HttpContext {
   sandbox: SandboxMode;
   ideSchema: boolean;
   heartbeatMs: number;
-  /** Bytes that may wait for a live SSE reader: a frame that finds more waiting drops it. */
+  /** Bytes a live SSE reader may stay behind for stallMs (16× that drops it at once). */
   maxBufferBytes: number;
-  /** How long a reader may take to bring one frame bigger than maxBufferBytes back under it. */
+  /** How long a reader may stay more than maxBufferBytes behind before it is dropped. */
   stallMs: number;
   /** The `retry:` SSE streams open with: how soon EventSource reconnects (ms; default 1000). */
   retryMs?: number;

@@ -122,7 +122,19 @@ export const AuthState = named(
   }),
 );
 export const LoginBody = named('Login', z.object({ token: z.string().min(1).max(4096).describe('FERRET_SERVER_TOKEN') }).strict());
-export const Health = named('Health', z.object({ ok: z.literal(true), version: z.string() }));
+export const Health = named(
+  'Health',
+  z.object({
+    ok: z.literal(true).describe('The server answers (liveness; in fleet mode see `redis` for whether it can take turns)'),
+    version: z.string(),
+    store: z.enum(['file', 'redis']).describe('Where sessions are kept: files under CHIMERA_HOME, or Redis (fleet mode, --store)'),
+    redis: z
+      .enum(['connecting', 'ready', 'down', 'closed'])
+      .optional()
+      .describe('Fleet mode: the Redis connection. While it is not ready, new sessions and turns are refused with `storage`; ferret reconnects by itself'),
+    redisSince: z.string().optional().describe('Fleet mode: since when the connection is in that state (ISO time)'),
+  }),
+);
 export const OpenApiDocument = z.looseObject({ openapi: z.string() }).describe('This document');
 
 export const ErrorCode = named('ErrorCode', z.enum(ERROR_CODES));

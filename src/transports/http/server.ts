@@ -16,9 +16,9 @@ export interface HttpServerOptions {
   sandbox: SandboxMode;
   /** Heartbeat comment interval on SSE streams; default FERRET_SSE_HEARTBEAT_MS or 15 s. */
   heartbeatMs?: number;
-  /** Bytes that may wait for an SSE reader before it is dropped; default FERRET_SSE_MAX_BUFFER or 1 MiB. */
+  /** Bytes an SSE reader may stay behind for stallMs (16× that drops it at once); default FERRET_SSE_MAX_BUFFER or 1 MiB. */
   maxBufferBytes?: number;
-  /** How long a reader may take to bring one frame bigger than that back under it; default FERRET_SSE_STALL_MS or 5 s. */
+  /** How long a reader may stay more than maxBufferBytes behind; default FERRET_SSE_STALL_MS or 5 s. */
   stallMs?: number;
   /** The `retry:` every SSE stream opens with (ms); default FERRET_SSE_RETRY_MS or 1000. */
   retryMs?: number;

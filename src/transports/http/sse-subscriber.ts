@@ -7,9 +7,12 @@ import type { FramePos } from './frames.js';
 export interface SubscriberOptions {
   /** Send frames after this position; undefined = only what happens from now on. */
   after: FramePos | undefined;
-  /** Bytes that may wait for a live reader (beyond the backlog its resume was sent at once). */
+  /**
+   * Bytes a live reader may stay behind (beyond the backlog its resume was sent at once) for
+   * longer than `stallMs`; 16× that behind at any moment drops it at once.
+   */
   maxBufferBytes: number;
-  /** How long a reader may take to bring one frame bigger than maxBufferBytes back under it. */
+  /** How long a reader may stay more than maxBufferBytes behind (a burst it drains in time is fine). */
   stallMs: number;
   logger: Logger;
   hubs: FrameHubs;
@@ -18,15 +21,18 @@ export interface SubscriberOptions {
 /** How long a replay waits for a socket that does not drain before it drops the reader. */
 const REPLAY_STALL_MS = 30_000;
 
+/** Live bytes behind (past the resume backlog) that drop a reader at once, whatever its pace: the hard memory bound. */
+export const HARD_LIMIT_FACTOR = 16;
+
 /**
  * One SSE reader of one session. The session's listener only formats and hands bytes to the
  * socket (never blocks, never awaits). A resume that the session's window does not cover is
- * replayed from the log in chunks that wait for the socket to drain. Once live, at most
- * maxBufferBytes may wait for a reader (beyond the backlog its resume was sent at once): a frame
- * that finds more than that waiting drops the reader instead of being queued, so a reader holds
- * at most maxBufferBytes plus one frame. A single frame bigger than the limit is still sent; the
- * reader is dropped if it has not taken the backlog back under the limit within stallMs. A
- * dropped reader can come back with Last-Event-ID and lose nothing.
+ * replayed from the log in chunks that wait for the socket to drain. Once live, two rules bound
+ * what waits for a reader (beyond the backlog its resume was sent at once): more than
+ * maxBufferBytes behind for stallMs in a row drops it (a burst it drains in time is fine: a
+ * reader that pauses for a moment during a 40,000-chunk reply is kept), and more than 16× that
+ * behind drops it at once (the frame that finds that much waiting is not queued). A dropped
+ * reader can come back with Last-Event-ID and lose nothing.
  */
 export class SseSubscriber {
   private handle: ReaderHandle | undefined;
@@ -91,18 +97,28 @@ export class SseSubscriber {
 
   private corked = false;
 
+  /** Bytes waiting for the reader beyond its resume backlog (which only shrinks as it drains). */
+  private behind(): number {
+    const buffered = this.out.writableLength;
+    this.allowance = Math.min(this.allowance, buffered);
+    return buffered - this.allowance;
+  }
+
   private write(text: string): void {
     if (!this.live) return this.send(text);
-    const before = this.out.writableLength;
-    this.allowance = Math.min(this.allowance, before);
-    const limit = this.allowance + this.opts.maxBufferBytes;
-    // Judged on the backlog before this frame: one huge frame to a caught-up reader is not a stall.
-    if (before > limit) return this.drop(before);
+    const before = this.behind();
+    // Judged on the backlog before this frame: one huge frame to a caught-up reader is not a drop.
+    if (before > HARD_LIMIT_FACTOR * this.opts.maxBufferBytes) return this.drop(this.out.writableLength);
+    // Back under the limit since the clock started: the stall clock starts again.
+    if (before <= this.opts.maxBufferBytes && this.stallTimer) {
+      clearTimeout(this.stallTimer);
+      this.stallTimer = undefined;
+    }
     this.send(text);
-    if (this.out.writableLength > limit && !this.stallTimer) {
+    if (!this.stallTimer && this.behind() > this.opts.maxBufferBytes) {
       this.stallTimer = setTimeout(() => {
         this.stallTimer = undefined;
-        if (this.out.writableLength > this.allowance + this.opts.maxBufferBytes) this.drop(this.out.writableLength);
+        if (this.behind() > this.opts.maxBufferBytes) this.drop(this.out.writableLength);
       }, this.opts.stallMs);
       this.stallTimer.unref();
     }

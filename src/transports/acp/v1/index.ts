@@ -127,7 +127,7 @@ class AcpV1Dialect implements Dialect {
           this.links.delete(p.sessionId);
         }
         // Nobody else using it: it leaves memory now (snapshot kept, log closed); a later load brings it back.
-        if (this.ctx.manager.has(p.sessionId)) await this.ctx.manager.close(p.sessionId);
+        if (await this.ctx.manager.has(p.sessionId)) await this.ctx.manager.close(p.sessionId);
         return {};
       }
       case 'session/prompt':
@@ -167,7 +167,7 @@ class AcpV1Dialect implements Dialect {
     if (!p.success) return;
     const link = this.links.get(p.data.sessionId);
     if (link) link.cancel();
-    else if (this.ctx.manager.has(p.data.sessionId)) this.ctx.manager.get(p.data.sessionId).cancel();
+    else this.ctx.manager.peek(p.data.sessionId)?.cancel(); // opened ahead (preload): one not in memory runs no turn
   }
 
   close(): void {

@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { FerretConfig } from '../protocol/index.js';
+import type { AuditStore } from '../store/audit-store.js';
+import { chimeraHome } from '../store/paths.js';
+import type { SessionStore } from '../store/session-store.js';
+import { loadConfig } from './config-file.js';
+
+// Fleet mode (`--store redis://HOST:PORT/DB`, FERRET_STORE, config.json `store`): sessions, their
+// metas and the audit log in Redis. The Redis store and ioredis are imported only here, only
+// when a store URL is given: the single-machine default never loads them.
+
+/** The fleet's store as createCore takes it, and its close (after the core's). */
+export interface FleetStore {
+  /** The server, without a password. */
+  readonly url: string;
+  readonly store: SessionStore;
+  readonly audit: AuditStore;
+  /** Writes what is left (waiting at most `graceMs` for Redis), gives back every lease, closes the connections. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export interface FleetStoreOptions {
+  /** How long start-up waits for Redis to answer (default 5 s). */
+  connectTimeoutMs?: number;
+}
+
+/** CHIMERA_HOME and its config.json, read once: the CLI picks the store from it and hands it to createCore. */
+export function readServerConfig(env: NodeJS.ProcessEnv = process.env): { home: string; config: FerretConfig } {
+  const home = chimeraHome(env);
+  return { home, config: loadConfig(home) };
+}
+
+/**
+ * Connects to Redis and waits until it answers: a FerretError('storage') naming the URL when it
+ * does not within the connect timeout. Outages later are logged once each way (down, back);
+ * meanwhile new sessions and turns are refused with `storage`, and writes already accepted wait.
+ */
+export async function connectFleetStore(url: string, logger: Logger, opts: FleetStoreOptions = {}): Promise<FleetStore> {
+  const { RedisSessionStore } = await import('../store/redis/index.js');
+  const store = await RedisSessionStore.connect({
+    url,
+    ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
+    onHealth: (h) => {
+      if (h.state === 'down') logger.warn({ store: h.url, error: h.error }, 'redis is unavailable: new sessions and turns are refused until it is back (ferret reconnects by itself)');
+      else if (h.state === 'ready') logger.info({ store: h.url }, 'redis is back');
+    },
+    audit: { onError: (err) => logger.error({ err }, 'audit log write to redis failed; retrying') },
+  });
+  logger.info({ store: store.health.url, instance: store.instanceId }, 'fleet store connected');
+  return { url: store.health.url, store, audit: store.audit, close: (graceMs) => store.close(graceMs) };
+}

@@ -1,0 +1,87 @@
+import type { Checkpoint } from '../session-store.js';
+import type { RedisConnection } from './connection.js';
+
+/** A checkpoint as stored (the member of the sorted set, its seq the score), or undefined if it is not one. */
+export function parseCheckpoint(json: string): Checkpoint | undefined {
+  try {
+    const c = JSON.parse(json) as Checkpoint;
+    if (Number.isInteger(c.seq) && Number.isInteger(c.at) && typeof c.folds === 'object' && c.folds !== null) return c;
+  } catch {
+    /* not ours */
+  }
+  return undefined;
+}
+
+/**
+ * A session's checkpoints: a sorted set by seq in Redis (any instance can find the one at or
+ * before a seq, ZREVRANGEBYSCORE), and the writer's copy in memory, read once when the session
+ * is opened, so `checkpointAtOrBefore` answers synchronously as the interface wants.
+ */
+export class CheckpointList {
+  private cps: Checkpoint[] = [];
+  /** Whether the key may exist (a reset of an empty, never-written list sends nothing). */
+  private stored = false;
+
+  constructor(
+    private readonly conn: RedisConnection,
+    private readonly key: string,
+  ) {}
+
+  /** Reads every checkpoint (once, when the writer opens the session). */
+  async load(): Promise<void> {
+    const members = await this.conn.client.zrange(this.key, 0, '-1');
+    const out: Checkpoint[] = [];
+    for (const m of members) {
+      const c = parseCheckpoint(m);
+      if (c && (out.length === 0 || c.seq > out.at(-1)!.seq)) out.push(c);
+    }
+    this.cps = out;
+    this.stored = members.length > 0;
+  }
+
+  add(cp: Checkpoint): void {
+    const last = this.cps.at(-1);
+    if (last && cp.seq <= last.seq) return;
+    this.cps.push(cp);
+    this.stored = true;
+    // A checkpoint only saves reading: a failed write costs a longer read later, nothing else.
+    this.conn.client.zadd(this.key, cp.seq, JSON.stringify(cp)).catch(() => undefined);
+  }
+
+  atOrBefore(seq: number): Checkpoint | undefined {
+    const cps = this.cps;
+    let lo = 0;
+    let hi = cps.length - 1;
+    let best: Checkpoint | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const c = cps[mid]!;
+      if (c.seq <= seq) {
+        best = c;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return best;
+  }
+
+  /** Drops every checkpoint after `seq` (a cut tail). */
+  cutAfter(seq: number): void {
+    if (!this.cps.some((c) => c.seq > seq)) return;
+    this.cps = this.cps.filter((c) => c.seq <= seq);
+    this.conn.client.zremrangebyscore(this.key, `(${seq}`, '+inf').catch(() => undefined);
+  }
+
+  reset(): void {
+    if (this.cps.length === 0 && !this.stored) return;
+    this.cps = [];
+    this.stored = false;
+    // Commands on one connection run in order: a checkpoint added after this reset is kept.
+    this.conn.client.del(this.key).catch(() => undefined);
+  }
+}
+
+/** Any instance: the checkpoint at or before `seq` straight from Redis (a reader that is not the writer). */
+export async function readCheckpoint(conn: RedisConnection, key: string, seq: number): Promise<Checkpoint | undefined> {
+  const r = await conn.client.zrevrangebyscore(key, seq, '-inf', 'LIMIT', 0, 1);
+  return r[0] === undefined ? undefined : parseCheckpoint(r[0]);
+}

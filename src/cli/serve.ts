@@ -56,6 +56,8 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     const acp = await createAcpHttpHandler({ manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs });
     const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts: [{ path: '/acp', handle: (req, res) => acp.handle(req, res) }] });
     closers.push(() => http.close(), () => acp.close());
+    // A fleet server says where it listens, so the others can send it commands for its sessions.
+    if (fleet) await manager.advertise(advertisedUrl(http.url));
     logger.info({ url: http.url }, 'listening');
   }
 
@@ -70,4 +72,9 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
       else logger.info('stdin closed; HTTP keeps serving');
     });
   }
+}
+
+/** Where the rest of the fleet reaches this server: FERRET_ADVERTISE_URL, else the address it listens on. */
+function advertisedUrl(listening: string): string {
+  return process.env['FERRET_ADVERTISE_URL'] || listening;
 }

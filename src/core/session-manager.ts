@@ -36,6 +36,12 @@ export interface SessionLimits {
   lruGraceMs?: number;
 }
 
+/** Who a follower follows when no server writes the session (its writer stopped, or let it go). */
+const NO_WRITER = 'none (no server writes it now)';
+
+/** Why a loaded log's last turn has no end: whoever ran it stopped first. */
+const INTERRUPTED = 'the ferret server that ran it stopped before the turn ended';
+
 export const DEFAULT_LIMITS: SessionLimits = { idleMs: 10 * 60_000, maxLive: 256 };
 /** Past maxLive, only sessions idle this long are let go (the ones just made or used stay a moment). */
 const LRU_GRACE_MS = 3000;
@@ -140,8 +146,13 @@ export class SessionManager {
     throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
   }
 
-  /** A live session, or one loaded from its log in chunks (never holding the event loop for long). */
-  open(id: string): Promise<Session> {
+  /**
+   * A live session, or one loaded from its log in chunks (never holding the event loop for long).
+   * In a fleet, a session whose writer is gone is taken over here only for a command
+   * (`write`, the default); a read (an HTTP GET) leaves it to the next command.
+   */
+  open(id: string, opts: { write?: boolean } = {}): Promise<Session> {
+    const write = opts.write ?? true;
     this.onActivity?.();
     const s = this.live.get(id);
     if (s?.defunct && s.idle) {
@@ -149,7 +160,7 @@ export class SessionManager {
       this.deps.logger.warn({ sessionId: id }, 'session log can no longer be written; loading the session again');
       s.close();
       this.live.delete(id);
-    } else if (s) {
+    } else if (s && s.writtenBy === undefined) {
       s.lastActive = Date.now();
       return Promise.resolve(s);
     }
@@ -158,8 +169,17 @@ export class SessionManager {
     const p = (async () => {
       await this.releasing.get(id);
       const again = this.live.get(id);
-      if (again) return again;
+      if (again) {
+        again.lastActive = Date.now();
+        return this.checkWriter(again, write);
+      }
       await this.checkIdAsync(id);
+      // A fleet: a session another live server writes is followed here, its commands sent there.
+      const fleet = this.deps.store.fleet;
+      const owner = fleet ? await fleet.ownerOf(id) : undefined;
+      if (fleet && owner !== undefined && owner !== fleet.instanceId) return this.buildFollower(id, owner);
+      // A read of a session no server writes now: followed, not taken (the next command takes it).
+      if (fleet && owner === undefined && !write) return this.buildFollower(id, NO_WRITER);
       const made: { session?: Session } = {};
       const log = this.openLog(id, () => made.session);
       let loaded: Loaded;
@@ -167,6 +187,9 @@ export class SessionManager {
         loaded = await loadSession(id, log, this.deps.folds ?? []);
       } catch (err) {
         log.close();
+        // Another fleet server took the lease first: follow it.
+        const other = isFerretError(err) && err.code === 'session_busy' ? err.data?.['owner'] : undefined;
+        if (fleet && typeof other === 'string' && other !== fleet.instanceId) return this.buildFollower(id, other);
         throw storageError(id, err);
       }
       made.session = this.build(id, log, loaded);
@@ -255,6 +278,15 @@ export class SessionManager {
   }
 
   private build(id: string, log: SessionLog, loaded: Loaded): Session {
+    const fleet = this.deps.store.fleet;
+    if (fleet) {
+      try {
+        missingWorkspace(id, loaded.state.cwd, fleet.instanceId);
+      } catch (err) {
+        log.close(); // its lease given back: a server that has the workspace can take it
+        throw err;
+      }
+    }
     // Sandbox is fixed per server: a loaded session runs under this server's mode.
     const session = new Session(id, this.deps, log, loaded, this.defaults.sandbox);
     const { tornTail, badLines } = loaded.damage;
@@ -268,10 +300,72 @@ export class SessionManager {
         },
       });
     }
+    // The log's last turn never ended: the process (or fleet server) that ran it is gone.
+    session.endInterruptedTurn(INTERRUPTED);
     // Folded from seq 1 (no snapshot yet, or one that no longer matched): keep one now for the next load.
     if (loaded.rebuilt && loaded.lastSeq > 1000) void session.snapshot();
     this.adopt(session);
     return session;
+  }
+
+  /** A session another fleet server writes: loaded read-only from the shared store, then following its writer. */
+  private async buildFollower(id: string, owner: string): Promise<Session> {
+    const fleet = this.deps.store.fleet!;
+    const log = await fleet.openFollower(id, owner);
+    let loaded: Loaded;
+    try {
+      loaded = await loadSession(id, log, this.deps.folds ?? []);
+    } catch (err) {
+      log.close();
+      throw storageError(id, err);
+    }
+    const session = new Session(id, this.deps, log, loaded, this.defaults.sandbox);
+    this.adopt(session);
+    return session;
+  }
+
+  /**
+   * A follower whose writer is gone (its lease ran out) becomes the writer here: the lease taken,
+   * the turn it left unfinished ended as interrupted. Another server that took it first becomes
+   * the one followed instead.
+   */
+  private async checkWriter(s: Session, write: boolean): Promise<Session> {
+    const fleet = this.deps.store.fleet;
+    const was = s.writtenBy;
+    if (!fleet || was === undefined) return s;
+    const owner = await fleet.ownerOf(s.id);
+    if ((owner !== undefined && owner !== fleet.instanceId) || !write) {
+      if (owner !== undefined) s.writtenBy = owner;
+      await s.catchUp();
+      return s;
+    }
+    missingWorkspace(s.id, s.state.cwd, fleet.instanceId);
+    const log = await fleet.openWriter(s.id, (err) => this.deps.logger.error({ err, sessionId: s.id }, 'event log write failed'));
+    if ('owner' in log) {
+      s.writtenBy = log.owner;
+      return s;
+    }
+    this.deps.logger.warn({ sessionId: s.id, from: was, to: fleet.instanceId }, 'taking the session over: no other server writes it now');
+    await s.takeOver(log, `ferret instance ${was} stopped before the turn ended (its lease ran out), and ferret instance ${fleet.instanceId} took the session over`);
+    return s;
+  }
+
+  /** Where to send a command for a session another fleet server writes (undefined: it is served here). */
+  async forwardTarget(id: string): Promise<{ instance: string; url: string | undefined } | undefined> {
+    const owner = this.live.get(id)?.writtenBy;
+    const fleet = this.deps.store.fleet;
+    if (owner === undefined || !fleet) return undefined;
+    return { instance: owner, url: await fleet.addressOf(owner) };
+  }
+
+  /** This server's name in its fleet (undefined: a single server). */
+  get fleetInstance(): string | undefined {
+    return this.deps.store.fleet?.instanceId;
+  }
+
+  /** Tells the fleet (if any) where this server's HTTP API is, so the others can send commands here. */
+  async advertise(url: string): Promise<void> {
+    await this.deps.store.fleet?.advertise(url);
   }
 
   /** A session enters memory: past the cap, the least recently used idle ones leave. */
@@ -438,6 +532,19 @@ export class SessionManager {
 function storageError(id: string, err: unknown): FerretError {
   if (isFerretError(err)) return err;
   return new FerretError('storage', `session ${id}: its log could not be read: ${(err as Error).message}`);
+}
+
+/** A fleet server can write a session only where its workspace is (a shared volume, at the same path). */
+function missingWorkspace(id: string, cwd: string, instance: string): void {
+  let dir = false;
+  try {
+    dir = statSync(cwd).isDirectory();
+  } catch {
+    /* not here */
+  }
+  if (!dir) {
+    throw new FerretError('not_found', `session ${id}: its workspace ${cwd} does not exist on ferret instance ${instance}; the servers of a fleet need the workspaces at the same path (a shared volume)`, { workspace: cwd });
+  }
 }
 
 function resolveWorkspace(cwd: string, base: string): string {

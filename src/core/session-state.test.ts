@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SessionEventSchema, type EventDraft, type SessionEvent } from '../protocol/index.js';
+import { interruptedTurnEvents } from './interrupted-turn.js';
 import { applyEvent, emptyState, SUMMARY_PREFIX, type SessionState } from './session-state.js';
 
 // The fold: a session's state is its events applied in order. Each row: events → what changed.
@@ -100,5 +101,31 @@ describe('applyEvent', () => {
     const events = [created(), ev({ type: 'turn_start', data: { turnId: 't1', text: 'go' } }), ev(user('go')), ev(assistant('done')), ev(cost(5, 5, 0, 0, 0.1, { input: 5, output: 5, cache: 0, reasoning: 0 }))];
     expect(fold(events)).toEqual(fold(events));
     expect(fold(events)).toMatchObject({ turns: 1, title: 'go', modelCalls: 1, costUsd: 0.1, lastCallTokens: 10 });
+  });
+});
+
+describe('a turn the log leaves open (its process died)', () => {
+  const start: EventDraft = { type: 'turn_start', data: { turnId: 't1', text: 'run it' } };
+  const call = (callId: string): EventDraft => ({ type: 'tool_call_start', data: { turnId: 't1', callId, tool: 'bash', args: {}, kind: 'execute', title: 'bash', locations: [] } });
+  const ask: EventDraft = { type: 'permission_requested', data: { requestId: 'p2', callId: 'c2', tool: 'bash', args: {}, risk: 'medium', reason: 'writes' } };
+  const asked = (drafts: EventDraft[]) => fold([created(), ...drafts.map((d) => ev(d))]);
+
+  it('is tracked from turn_start to turn_end: unfinished calls, unanswered questions, a model call not yet billed', () => {
+    const s = asked([start, assistant('running'), call('c1'), call('c2'), ask, { type: 'tool_call_end', data: { callId: 'c1', tool: 'bash', status: 'completed', output: '', durationMs: 1 } }]);
+    expect(s.openTurn).toEqual({ turnId: 't1', calls: { c2: 'bash' }, asks: { p2: 'c2' }, uncosted: true });
+    expect(asked([start, { type: 'turn_end', data: { turnId: 't1', stopReason: 'end_turn', text: '' } }]).openTurn).toBeUndefined();
+  });
+
+  it('is ended as interrupted: questions withdrawn, calls failed with the reason, the model call counted, the turn ended error', () => {
+    const s = asked([start, assistant('running'), call('c2'), ask]);
+    const drafts = interruptedTurnEvents(s, 'it died');
+    expect(drafts.map((d) => d.type)).toEqual(['permission_resolved', 'tool_call_end', 'cost_update', 'turn_end']);
+    expect(drafts[1]!.data).toMatchObject({ callId: 'c2', status: 'failed', output: 'interrupted: it died' });
+    expect(drafts[3]!.data).toMatchObject({ turnId: 't1', stopReason: 'error', error: 'the turn was interrupted: it died' });
+    // Folded in, they close the turn and move the model-call count on (a replayable model's next answer).
+    const after = fold([created(), ...[start, assistant('running'), call('c2'), ask, ...drafts].map((d) => ev(d))]);
+    expect(after.openTurn).toBeUndefined();
+    expect(after.modelCalls).toBe(1);
+    expect(interruptedTurnEvents(after, 'again')).toEqual([]);
   });
 });

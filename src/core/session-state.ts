@@ -22,6 +22,22 @@ export interface SessionState {
   lastCallTokens: number;
   /** Files the agent's tools pointed at: their folders' AGENTS.md join the system prompt. */
   touched: Set<string>;
+  /**
+   * The turn the log says is running (a turn_start with no turn_end yet), its unfinished tool
+   * calls and unanswered permission questions: what a process that finds the log this way (its
+   * writer died) ends as interrupted.
+   */
+  openTurn: OpenTurn | undefined;
+}
+
+export interface OpenTurn {
+  turnId: string;
+  /** callId → tool */
+  calls: Record<string, string>;
+  /** requestId → callId */
+  asks: Record<string, string>;
+  /** A model call answered (its message logged) whose cost_update (written after its tools ran) is not in the log yet. */
+  uncosted?: boolean;
 }
 
 export const SUMMARY_PREFIX = 'Summary of the earlier conversation (older turns were compacted to fit the context window):\n';
@@ -44,6 +60,7 @@ export function emptyState(): SessionState {
     modelCallBase: 0,
     lastCallTokens: 0,
     touched: new Set(),
+    openTurn: undefined,
   };
 }
 
@@ -55,11 +72,13 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       s.createdAt = e.ts;
       return;
     case 'turn_start':
+      s.openTurn = { turnId: e.data.turnId, calls: {}, asks: {} };
       s.turns++;
       if (!parseSlashCommand(e.data.text)) s.title ??= e.data.text.split('\n')[0]!.slice(0, 80);
       return;
     case 'message':
       s.history.push(e.data.message);
+      if (s.openTurn && e.data.message.role === 'assistant') s.openTurn.uncosted = true;
       return;
     case 'history_compacted':
       s.history = [{ role: 'user', text: SUMMARY_PREFIX + e.data.summary }, ...s.history.slice(e.data.keptFrom)];
@@ -80,28 +99,38 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       s.costUsd = e.data.totalUsd;
       s.modelCalls++; // one cost_update per model call, failed and summary calls included
       if (e.data.call) s.lastCallTokens = e.data.call.input + e.data.call.cache + e.data.call.output + e.data.call.reasoning;
+      if (s.openTurn) s.openTurn.uncosted = false;
       return;
     case 'tool_call_start':
       for (const l of e.data.locations) s.touched.add(l.path);
+      if (s.openTurn) s.openTurn.calls[e.data.callId] = e.data.tool;
+      return;
+    case 'tool_call_end':
+      if (s.openTurn) delete s.openTurn.calls[e.data.callId];
+      return;
+    case 'permission_requested':
+      if (s.openTurn) s.openTurn.asks[e.data.requestId] = e.data.callId;
+      return;
+    case 'permission_resolved':
+      if (s.openTurn) delete s.openTurn.asks[e.data.requestId];
+      return;
+    case 'turn_end':
+      s.openTurn = undefined;
       return;
     case 'message_chunk':
     case 'reasoning_chunk':
     case 'tool_call_running':
     case 'tool_call_progress':
-    case 'tool_call_end':
-    case 'permission_requested':
-    case 'permission_resolved':
     case 'sandbox_violation':
     case 'file_edit':
     case 'file_open':
     case 'notice':
-    case 'turn_end':
       return;
   }
 }
 
 /** Bumped when SessionState changes shape: an older snapshot is then folded again from the log. */
-const STATE_VERSION = 2;
+const STATE_VERSION = 3;
 
 /** The state as JSON for a snapshot, without its history (kept apart, one message a line). */
 export function saveState(s: SessionState): unknown {

@@ -18,7 +18,7 @@ import {
   type SessionSummary,
   type TurnResult,
 } from '../protocol/index.js';
-import type { LogMark, SessionLog } from '../store/session-store.js';
+import type { Checkpoint, FollowerLog, LogMark, SessionLog } from '../store/session-store.js';
 import type { Tool } from '../tools/define.js';
 import { createMcpPool, type McpPool } from '../tools/mcp-pool.js';
 import { nodeFiles } from '../tools/node-files.js';
@@ -26,6 +26,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { PendingPermissions } from './approvals.js';
 import { EventBus, type Listener, type SubscribeOptions, type Subscription } from './bus.js';
 import { FoldSet } from './folds.js';
+import { interruptedTurnEvents } from './interrupted-turn.js';
 import { CHECKPOINT_BYTES, CHECKPOINT_EVENTS, type LoadedSession } from './session-load.js';
 import { checkModel } from './model-check.js';
 import { applyEvent, emptyState, saveState, type SessionState } from './session-state.js';
@@ -114,7 +115,7 @@ export class Session implements TurnHost {
   constructor(
     readonly id: string,
     readonly deps: SessionDeps,
-    private readonly log: SessionLog,
+    private log: SessionLog,
     loaded: LoadedSession = { state: emptyState(), folds: new FoldSet(deps.folds ?? []), recent: [], lastSeq: 0, checkpoint: { seq: 0, at: 0 }, snapshotSeq: 0 },
     /** The server's sandbox, which a loaded session runs under whatever it was created with. */
     sandbox?: SandboxMode,
@@ -135,6 +136,10 @@ export class Session implements TurnHost {
     );
     this.bus.seed(loaded.recent.slice(-4096));
     if (sandbox) this.st.sandbox = sandbox;
+    if (isFollowerLog(log)) {
+      this.following = log;
+      void this.followWriter(log);
+    }
     if (loaded.history) {
       // The history is read in the background; only a turn needs it (it waits in ready()).
       const read = loaded.history;
@@ -152,6 +157,97 @@ export class Session implements TurnHost {
     }
   }
 
+  /** Set while another server of the fleet writes this session: its events come here, commands go there. */
+  private following: FollowerLog | undefined;
+
+  /** The fleet server that writes this session, when it is not this one (commands are sent there). */
+  get writtenBy(): string | undefined {
+    return this.following?.owner;
+  }
+
+  /** Another server took the session over from the one this follower knew. */
+  set writtenBy(owner: string | undefined) {
+    if (this.following && owner) this.following.owner = owner;
+  }
+
+  private notHere(): FerretError {
+    const owner = this.following?.owner ?? 'another server';
+    return new FerretError('session_busy', `session ${this.id} runs on ferret instance ${owner}: its commands are served there`, { owner });
+  }
+
+  /** A follower's life: the writer's events, applied and published here as they are written. */
+  private async followWriter(log: FollowerLog): Promise<void> {
+    try {
+      for await (const events of log.follow(this.seq)) {
+        if (this.following !== log) return;
+        for (const e of events) this.applyFollowed(e);
+      }
+    } catch (err) {
+      if (this.following === log) this.deps.logger.warn({ err, sessionId: this.id }, 'following the session writer failed');
+    }
+  }
+
+  /** Events the tail and a catch-up read handed over ahead of their turn, until the gap before them is filled. */
+  private ahead = new Map<number, SessionEvent>();
+
+  /**
+   * One of the writer's events: the state, the folds and the readers move as if it were emitted
+   * here, in seq order (the tail and a catch-up read may overlap: each event counts once).
+   */
+  private applyFollowed(e: SessionEvent): void {
+    if (e.seq <= this.seq) return;
+    if (e.seq > this.seq + 1) {
+      this.ahead.set(e.seq, e);
+      return;
+    }
+    for (let next: SessionEvent | undefined = e; next; next = this.ahead.get(this.seq + 1)) {
+      this.ahead.delete(next.seq);
+      this.seq = next.seq;
+      applyEvent(this.st, next);
+      this.folds.apply(next);
+      this.following?.moved(next.seq);
+      this.bus.publish(next);
+    }
+  }
+
+  /**
+   * A follower reads what its writer wrote since the tail last delivered: a read that comes
+   * right after a command sent on to the writer sees that command's events.
+   */
+  async catchUp(): Promise<void> {
+    const log = this.following;
+    if (!log) return;
+    for await (const chunk of log.read(this.seq)) for (const e of chunk.events) this.applyFollowed(e);
+  }
+
+  /**
+   * This server writes the session from now on (the writer's lease ran out: it died): what the
+   * follower had not seen yet is read from the new log, then the turn the old writer left
+   * unfinished is ended in the log as interrupted, so every reader sees why it stopped.
+   */
+  async takeOver(log: SessionLog, reason: string): Promise<void> {
+    const old = this.following;
+    if (!old) return;
+    old.close(); // the tail stops; what it had not delivered is read from the new log
+    const reader = log.read(this.seq);
+    for await (const chunk of reader) for (const e of chunk.events) this.applyFollowed(e);
+    log.repairTail(reader.damage);
+    // Only now a writer: until here a command still finds a follower (and is refused or sent on).
+    this.following = undefined;
+    this.ahead.clear();
+    this.log = log;
+    log.onWritten = (end) => this.written(end);
+    this.cp = log.checkpointAtOrBefore(this.seq) ?? { seq: 0, at: 0 };
+    this.snapSeq = this.seq;
+    this.endInterruptedTurn(reason);
+  }
+
+  /** A turn the log says runs, though no process runs it: ended as interrupted (a crash, a dead fleet server). */
+  endInterruptedTurn(reason: string): void {
+    if (this.running || this.following) return;
+    for (const d of interruptedTurnEvents(this.st, reason)) this.emit(d);
+  }
+
   /** Set while the snapshot's history is still being read. */
   private historyReady: Promise<void> | undefined;
   private loadError: unknown;
@@ -162,8 +258,17 @@ export class Session implements TurnHost {
     if (this.loadError) throw new FerretError('storage', `session ${this.id}: its history could not be read (${errorText(this.loadError)})`);
   }
 
+  /** A checkpoint's fold states kept when its event was emitted, until the store acknowledges it (marksAreSeqs). */
+  private pendingCp: Checkpoint | undefined;
+
   /** After each batch of the log is written: a checkpoint every so often, a snapshot less often. */
   private written(end: LogMark): void {
+    if (this.pendingCp && end.seq >= this.pendingCp.seq) {
+      const cp = this.pendingCp;
+      this.pendingCp = undefined;
+      this.cp = { seq: cp.seq, at: cp.at };
+      this.log.checkpoint(cp);
+    }
     if (end.seq !== this.seq) return; // fold states are those after this.seq only
     if (end.seq - this.cp.seq >= CHECKPOINT_EVENTS || end.at - this.cp.at >= CHECKPOINT_BYTES) {
       this.cp = end;
@@ -175,6 +280,7 @@ export class Session implements TurnHost {
   /** Keeps the whole state at the log's end, so a load folds only what comes after. */
   snapshot(): Promise<void> {
     if (this.snapping) return this.snapping;
+    if (this.following) return Promise.resolve(); // the writer keeps the snapshots
     // A short log folds faster than a snapshot is read: only longer ones get one.
     if (this.closed || this.seq === this.snapSeq || this.seq < SNAPSHOT_MIN_EVENTS) return Promise.resolve();
     if (this.log.unavailable?.()) return Promise.resolve(); // its store away (Redis): the next load folds the log instead
@@ -204,6 +310,8 @@ export class Session implements TurnHost {
   }
 
   get status(): 'idle' | 'running' {
+    // A follower's turn runs on its writer: the log says whether one is running.
+    if (this.following) return this.st.openTurn ? 'running' : 'idle';
     return this.running ? 'running' : 'idle';
   }
 
@@ -213,11 +321,13 @@ export class Session implements TurnHost {
 
   /** The running turn's id, so a client can tell its own turn from another client's. */
   get runningTurnId(): string | undefined {
+    if (this.following) return this.st.openTurn?.turnId;
     return this.running?.turnId;
   }
 
   /** Number, apply, log, then publish: the log is handed every event before any client sees it. */
   emit<E extends EventDraft>(draft: E): EventOf<E['type']> {
+    if (this.following) throw this.notHere();
     if (this.closed) {
       // A turn that ends after the session closed (a shutdown deadline): nothing is written any more.
       this.deps.logger.debug({ sessionId: this.id, type: draft.type }, 'event after close dropped');
@@ -227,6 +337,10 @@ export class Session implements TurnHost {
     const event = { seq: ++this.seq, sessionId: this.id, ts: Date.now(), type: draft.type, data: draft.data } as SessionEvent;
     applyEvent(this.st, event);
     this.folds.apply(event);
+    // A store whose writes trail the session (Redis) is rarely written up to this.seq mid-turn: keep the states now.
+    if (this.log.marksAreSeqs && !this.pendingCp && event.seq - this.cp.seq >= CHECKPOINT_EVENTS) {
+      this.pendingCp = { seq: event.seq, at: event.seq, folds: this.folds.save() };
+    }
     // After the folds: a write this append triggers checkpoints their state after this event.
     this.log.append(event);
     this.lastActive = event.ts;
@@ -274,7 +388,7 @@ export class Session implements TurnHost {
    * instance, or the stream lost data): the manager lets it go and loads it afresh when asked.
    */
   get defunct(): boolean {
-    return !this.closed && this.log.unavailable?.() !== undefined && this.deps.store.unavailable?.() === undefined;
+    return !this.closed && !this.following && this.log.unavailable?.() !== undefined && this.deps.store.unavailable?.() === undefined;
   }
 
   /**
@@ -345,6 +459,7 @@ export class Session implements TurnHost {
   /** Starts a turn and returns at once; `done` settles when it ends. `origin` names the client. */
   startTurn(text: string, origin?: string): { turnId: string; done: Promise<TurnResult> } {
     if (this.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
+    if (this.following) throw this.notHere();
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
     const down = this.log.unavailable?.();
     if (down) throw new FerretError('storage', `cannot start a turn: ${down.message}`, down.data);
@@ -357,15 +472,23 @@ export class Session implements TurnHost {
     }
     const turnId = `turn_${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
-    const done = runTurn(this, { turnId, text, origin, signal: controller.signal }).finally(() => {
-      this.running = undefined;
-      this.lastActive = Date.now();
-      this.saveMeta();
-    });
+    const done = runTurn(this, { turnId, text, origin, signal: controller.signal })
+      // The answer goes out once the turn's events are in the store (Redis acknowledges writes
+      // later): a read through another fleet server right after it sees the whole turn.
+      .then(async (r) => {
+        await drained(this.log, DRAIN_WAIT_MS);
+        return r;
+      })
+      .finally(() => {
+        this.running = undefined;
+        this.lastActive = Date.now();
+        this.saveMeta();
+      });
     this.running = { turnId, origin, controller, done };
     return { turnId, done };
   }
 
+  /** Stops the running turn; false when none runs here (a follower's turn runs on its writer: cancel it there). */
   cancel(): boolean {
     if (!this.running) return false;
     this.running.controller.abort();
@@ -375,6 +498,16 @@ export class Session implements TurnHost {
   /** Waits for the running turn, if any, to end. */
   async settled(): Promise<void> {
     await this.running?.done.catch(() => undefined);
+    // A follower: the writer's turn ends when its turn_end arrives (or this server takes the session over).
+    if (this.following && this.st.openTurn) {
+      await new Promise<void>((resolve) => {
+        const off = this.bus.subscribe((e) => {
+          if (e.type !== 'turn_end' && this.following) return;
+          off();
+          resolve();
+        });
+      });
+    }
   }
 
   /** Waits for any client's answer; with a permission timeout, nobody answering in time means deny. */
@@ -392,6 +525,7 @@ export class Session implements TurnHost {
   }
 
   respondPermission(requestId: string, decision: Decision, by: string): void {
+    if (this.following) throw this.notHere();
     this.permissions.respond(requestId, decision, by);
   }
 
@@ -401,12 +535,14 @@ export class Session implements TurnHost {
   }
 
   setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset } {
+    if (this.following) throw this.notHere();
     const old = this.st.approval;
     this.emit({ type: 'approval_changed', data: { old, new: preset } });
     return { old, new: preset };
   }
 
   setMode(mode: AgentMode): AgentMode {
+    if (this.following) throw this.notHere();
     const old = this.st.mode;
     if (old !== mode) this.emit({ type: 'mode_changed', data: { old, new: mode } });
     this.saveMeta();
@@ -415,6 +551,7 @@ export class Session implements TurnHost {
 
   /** Refuses a model that cannot run (unknown id, bad scripted file, no key) before it is set. */
   setModel(model: string): string {
+    if (this.following) throw this.notHere();
     checkModel(this.deps.resolver, model, this.st.cwd);
     const old = this.st.model;
     if (old !== model) this.emit({ type: 'model_changed', data: { old, new: model } });
@@ -442,7 +579,7 @@ export class Session implements TurnHost {
 
   /** The summary session/list shows, into the store's index (written in the background). */
   saveMeta(final = false): void {
-    if (this.closed) return;
+    if (this.closed || this.following) return; // a follower's writer keeps the meta
     this.deps.store.putMeta(this.meta(), final);
   }
 
@@ -450,7 +587,7 @@ export class Session implements TurnHost {
   close(): void {
     if (this.closed) return;
     this.saveMeta(true); // leaving memory: meta.json beside the log too (the index is a cache)
-    this.cancel();
+    if (!this.following) this.cancel();
     for (const id of [...this.attached.keys()]) this.detach(id);
     this.closed = true;
     this.log.close();
@@ -471,3 +608,16 @@ const HISTORY_CHUNK_BYTES = 256 * 1024;
 const SNAPSHOT_MIN_EVENTS = 2000;
 /** A snapshot of the whole state every so many events (and when a session is let go). */
 const SNAPSHOT_EVENTS = 20_000;
+
+function isFollowerLog(log: SessionLog): log is FollowerLog {
+  return typeof (log as Partial<FollowerLog>).follow === 'function';
+}
+
+/** How long a turn's answer waits for its events to be written (a store that is away answers anyway, and writes them later). */
+const DRAIN_WAIT_MS = 2000;
+
+async function drained(log: SessionLog, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([log.drain().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,6 +1,6 @@
 // Real confined runs: every escape must fail AND leave the outside byte-for-byte untouched.
 // bwrap missing is a failure, never a skip (CI installs bubblewrap).
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { SandboxMode } from '../protocol/index.js';
 import { commandEnv, confineCommand, passCommandEnv, probeBwrap } from './confine.js';
 import { detectViolation } from './violation.js';
+import { scanWorkspace, sweepWorkspace } from './workspace-guard.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 
 // Not under /tmp: the sandbox's private /tmp would hide a /tmp "outside" and make every
@@ -138,6 +139,24 @@ describe('writes that must work', () => {
     expect(r.exitCode).toBe(0);
     expect(readFileSync(join(ws, 'a/b/c'), 'utf8')).toBe('hi\n');
     expect(r.stdout).toContain('?? a/');
+  });
+
+  it("another process's placeholder (an empty .git it mounted over) is a placeholder here too: removed meanwhile, the command still runs, and nothing is moved aside", async () => {
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    mkdirSync(join(plain, '.git')); // what a second ferret in this workspace has bwrap make for its own command
+    const s = confineCommand({ mode: 'workspace-write', workspace: plain, command: 'true', env: { ...process.env } });
+    expect(s.args.join(' ')).toContain(`--tmpfs ${join(plain, '.git')} --remount-ro ${join(plain, '.git')}`);
+    expect(s.args.join(' ')).not.toContain(`--ro-bind ${join(plain, '.git')}`);
+    rmSync(join(plain, '.git'), { recursive: true }); // its owner's command ended first and removed it
+    const before = await scanWorkspace(plain);
+    const t0 = Date.now();
+    const r = await execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    mkdirSync(join(plain, '.git'), { recursive: true }); // the other process's next placeholder, made during this run
+    expect(await sweepWorkspace(before, t0)).toEqual([]);
+    s.release();
+    expect(existsSync(join(plain, '.git'))).toBe(false); // this process's hold was the last: removed
   });
 
   it('read-only cannot write in the workspace', async () => {

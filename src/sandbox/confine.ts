@@ -7,7 +7,7 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isInside, type SandboxMode } from '../protocol/index.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from './host-meta.js';
 import { stateBlocks } from './state-roots.js';
-import { holdPlaceholder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
+import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 
 export interface ConfineRequest {
   mode: SandboxMode;
@@ -111,11 +111,12 @@ interface Guard {
  * what it points to, the files other tools run), and the missing names that get a placeholder.
  */
 function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
+  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p) || isEmptyFolder(p));
   const candidates = [...rootRunPaths(ws), ...repoTargets(ws).map((t) => t.path)];
   if (scan) candidates.push(...nestedGitPaths(scan));
   const found: string[] = [];
   for (const c of candidates) {
-    if (!exists(c)) continue;
+    if (!exists(c) || placeholders.includes(c)) continue;
     let real: string;
     try {
       real = realpathSync(c);
@@ -130,7 +131,6 @@ function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
   // stops `mv tools tools.old && mkdir tools && echo … > tools/fsmon.sh` from replacing it.
   const pinned = new Set<string>();
   for (const p of readOnly) for (let d = dirname(p); d !== ws && isInside(ws, d); d = dirname(d)) pinned.add(d);
-  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p));
   return { readOnly, pinned: [...pinned].sort((a, b) => a.length - b.length), placeholders };
 }
 

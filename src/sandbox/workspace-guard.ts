@@ -2,11 +2,11 @@
 // before it, the protected paths that exist (read-only binds, confine.ts); after it, anything
 // protected that the command created where no bind could stand (a new `sub/.git`, a new
 // `.vscode`) is moved aside, so the host never runs it. See docs/security.md for the window.
-import { renameSync, rmdirSync } from 'node:fs';
+import { lstatSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isInside } from '../protocol/index.js';
 import { scanGit, type GitScan } from './git-scan.js';
-import { repoTargets, rootRunPaths } from './host-meta.js';
+import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from './host-meta.js';
 import { lstatOrUndefined, realPathOf } from './real-path.js';
 
 export interface WorkspaceScan extends GitScan {
@@ -49,6 +49,21 @@ export function isPlaceholder(p: string): boolean {
   return held.has(p);
 }
 
+/**
+ * An empty folder (not a symlink) at a placeholder name: another ferret process's placeholder
+ * (several servers of a fleet, or two processes, in one workspace), or one left behind. It
+ * holds nothing git or a tool could run, so it is treated as a placeholder here too: mounted
+ * over (bwrap makes it again if its owner removes it meanwhile), never moved aside as made by a
+ * command.
+ */
+export function isEmptyFolder(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory() && readdirSync(p).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** Drops a hold; the last one removes the (empty) folder bwrap left on the host. */
 export function releasePlaceholder(p: string): void {
   const n = (held.get(p) ?? 1) - 1;
@@ -88,7 +103,7 @@ export async function sweepWorkspace(before: WorkspaceScan, startedAtMs: number)
   const since = startedAtMs - 1000;
   for (const p of fresh.sort((a, b) => b.length - a.length)) {
     const st = lstatOrUndefined(p);
-    if (!st || isPlaceholder(p)) continue;
+    if (!st || isPlaceholder(p) || (PLACEHOLDER_NAMES.includes(basename(p)) && dirname(p) === ws && isEmptyFolder(p))) continue;
     const born = st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
     if (born < since) continue; // it was there before the run (the scan did not reach it then)
     if (!isInside(ws, realPathOf(dirname(p)))) continue;

@@ -151,10 +151,12 @@ export class AuditLog {
     return this.persisted.get(AuditLog.mapKey(workspace, tool, key, sandbox));
   }
 
-  /** Queues one signed line; the queue is written at the end of the tick (or before the next lookup). */
+  /** Queues one signed line; the queue is written at the end of the tick (or before the next lookup; a person's answer at once). */
   append(entry: AuditEntry): void {
     const body = JSON.stringify(entry);
     this.queue.push(`${body.slice(0, -1)},"mac":"${this.mac(body)}"}\n`);
+    // A person's answer is rare and is what later requests rely on: on disk before anything else happens.
+    if (entry.by === 'person') return this.flush();
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.flush());

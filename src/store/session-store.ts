@@ -98,6 +98,12 @@ export interface SessionLog {
   unavailable?(): FerretError | undefined;
   /** Called after each write with where the log now ends. */
   onWritten: ((end: LogMark) => void) | undefined;
+  /**
+   * Its marks are seqs (`at` = seq: Redis), so a mark is known before the write is: the core
+   * keeps the folds' states at a checkpoint's seq when it emits it, and records the checkpoint
+   * once the write is acknowledged (writes trail the session there).
+   */
+  readonly marksAreSeqs?: boolean;
   /** The latest snapshot that still matches the log (undefined: fold from seq 1). */
   loadSnapshot(): Promise<LoadedSnapshot | undefined>;
   /** Absent in a store that cannot read synchronously (Redis). */
@@ -175,4 +181,36 @@ export interface SessionStore {
   listMetas(opts: ListOptions): Promise<MetaPage>;
   /** Writes what is still queued (metas, index lines). */
   flush(): Promise<void>;
+  /** Set by a store shared by several servers (Redis): how sessions are shared between them. */
+  readonly fleet?: FleetSeam;
+}
+
+/**
+ * What a store shared by a fleet of servers adds: who writes each session (its lease), a
+ * read-only view of a session another server writes (its log followed as it grows), and where
+ * each live server is reachable, so a command can be sent to the server that runs the session.
+ */
+export interface FleetSeam {
+  /** This server's name in the fleet. */
+  readonly instanceId: string;
+  /** The server that writes the session now (its lease), if any. */
+  ownerOf(id: string): Promise<string | undefined>;
+  /** The session as another server writes it: reads, and its new events as they come; appends are refused. */
+  openFollower(id: string, owner: string): Promise<FollowerLog>;
+  /** The log once its lease is ours, or who holds it. */
+  openWriter(id: string, onError: (err: Error) => void): Promise<SessionLog | { owner: string }>;
+  /** Tells the fleet where this server's HTTP API is (kept while it runs). */
+  advertise(url: string): Promise<void>;
+  /** Where a live server's HTTP API is (undefined: it is gone, or serves no HTTP). */
+  addressOf(instanceId: string): Promise<string | undefined>;
+}
+
+/** A session another server writes, as this one follows it. */
+export interface FollowerLog extends SessionLog {
+  /** The server that writes it (a later one after a takeover elsewhere). */
+  owner: string;
+  /** The writer's new events after `afterSeq`, as they are written, until the log is closed. */
+  follow(afterSeq: number): AsyncGenerator<SessionEvent[]>;
+  /** Where this server has read to. */
+  moved(seq: number): void;
 }

@@ -42,6 +42,12 @@ describe('reliability: faults', () => {
     const replayed = b.updates(sid).filter((u) => u['kind'] === 'agent_message_chunk').map((u) => u['text'] as string);
     expect(replayed, 'the replay is exactly the logged chunks').toEqual(loggedChunks);
     expect(b.updates(sid).some((u) => u['kind'] === 'user_message_chunk' && u['text'] === 'stream a lot')).toBe(true);
+    // The cut turn is ended in the log, as interrupted, by the process that loads it: every client sees why it stopped.
+    expect(b.updates(sid).find((u) => u['kind'] === 'turn_end')).toMatchObject({ stop_reason: 'error' });
+    expect(readEvents(env.home, sid).at(-1)).toMatchObject({
+      type: 'turn_end',
+      data: { stopReason: 'error', error: 'the turn was interrupted: the ferret server that ran it stopped before the turn ended' },
+    });
     // The loaded session is usable: status idle, and a new message gets an answer (not session_busy).
     const list = await b.call('session/list', {});
     expect((list['sessions'] as Json[]).find((s) => s['sessionId'] === sid)?.['status']).toBe('idle');

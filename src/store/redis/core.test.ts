@@ -1,7 +1,6 @@
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCore } from '../../core/create-core.js';
-import { isFerretError } from '../../protocol/index.js';
 import { removeDir, tempDir } from '../../../test/support/temp.mjs';
 import type { RedisSessionStore } from './store.js';
 import { connectStore, newPrefix, startRedis, until, type RedisServer } from './test-kit.js';
@@ -23,7 +22,7 @@ const core = (store: RedisSessionStore) =>
   createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', warm: false, store });
 
 describe('the core on the redis store', () => {
-  it('two instances: one writes a session, the other is refused while it is live, then loads it from its snapshot', async () => {
+  it('two instances: one writes a session, the other follows it while it is live (its commands refused, naming the writer), then takes it over', async () => {
     const prefix = newPrefix();
     const sa = await connectStore(redis, prefix, { instanceId: 'a' });
     const sb = await connectStore(redis, prefix, { instanceId: 'b' });
@@ -40,18 +39,30 @@ describe('the core on the redis store', () => {
       // B has not seen the id: the store asks Redis (exists answers with a promise), and has() awaits it.
       expect(await b.manager.has(s.id)).toBe(true);
       expect(await sb.existsAsync(s.id)).toBe(true);
-      // A session not in memory on B: get refuses with why its open failed (the redis store cannot load synchronously).
-      const busy = await b.manager.open(s.id).catch((e: unknown) => e);
-      expect(isFerretError(busy) && busy.code).toBe('session_busy');
-      expect((busy as Error).message).toMatch(/open on ferret instance a/);
-      expect(() => b.manager.get(s.id)).toThrow(/open on ferret instance a/);
+      // A session A writes: B follows it (reads from Redis), and refuses its commands, naming A.
+      await sa.flush();
+      const follower = await b.manager.open(s.id);
+      expect(follower.writtenBy).toBe('a');
+      expect(follower.lastSeq).toBe(s.lastSeq);
+      expect(() => follower.startTurn('hello')).toThrow(/runs on ferret instance a/);
+      expect((await b.manager.forwardTarget(s.id))?.instance).toBe('a');
+      // What A writes now reaches B's readers as it is written.
+      const live: number[] = [];
+      const off = follower.subscribe((e) => live.push(e.seq));
+      s.emit({ type: 'notice', data: { level: 'info', text: 'still on a' } });
+      await sa.flush();
+      await vi.waitFor(() => expect(live).toEqual([s.lastSeq]), { timeout: 5000 });
+      off();
 
       // Session.snapshot() drains the log first (Redis acknowledges writes later than they are appended).
       await s.release();
       expect(await sb.conn.client.exists(sb.keys.snapshot(s.id))).toBe(1);
       await sa.flush(); // the lease is released after the last write
 
+      // A let it go: the next open on B takes the lease, and B writes it from now on.
       const loaded = await b.manager.open(s.id);
+      expect(loaded).toBe(follower);
+      expect(loaded.writtenBy).toBeUndefined();
       expect(loaded.lastSeq).toBe(s.lastSeq);
       await loaded.ready();
       expect(loaded.state.history).toEqual([{ role: 'user', text: 'after the burst' }]);

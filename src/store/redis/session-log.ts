@@ -81,6 +81,7 @@ export class RedisSessionLog implements SessionLog {
   private snapshotting: Promise<void> = Promise.resolve();
 
   onWritten: ((end: LogMark) => void) | undefined;
+  readonly marksAreSeqs = true;
 
   constructor(private readonly o: RedisLogOptions) {
     this.id = o.id;

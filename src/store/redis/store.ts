@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { FerretError, isFerretError, type SessionEvent, type SessionMeta } from '../../protocol/index.js';
-import type { Checkpoint, EventReader, ListOptions, MetaPage, ReadOptions, SessionStore, StoreStatus } from '../session-store.js';
+import type { Checkpoint, EventReader, FleetSeam, FollowerLog, ListOptions, MetaPage, ReadOptions, SessionStore, StoreStatus } from '../session-store.js';
 import { RedisAuditLog, type RedisAuditOptions } from './audit-log.js';
 import { readCheckpoint } from './checkpoints.js';
 import { RedisConnection, unavailable, type RedisHealth } from './connection.js';
 import { RedisKeys } from './keys.js';
 import { ownerOf, SessionLease } from './lease.js';
 import { RedisMetaIndex } from './meta-index.js';
+import { RedisFollowerLog } from './follower-log.js';
+import { InstanceRegistry } from './instances.js';
 import { defineScripts } from './scripts.js';
 import { RedisSessionLog, type LogInit } from './session-log.js';
 import { StreamReader } from './stream-reader.js';
@@ -50,6 +52,9 @@ export class RedisSessionStore implements SessionStore {
   readonly keys: RedisKeys;
   readonly audit: RedisAuditLog;
   private readonly metas: RedisMetaIndex;
+  private readonly instances: InstanceRegistry;
+  /** Sessions shared with the rest of the fleet: leases, followers, where each server is. */
+  readonly fleet: FleetSeam;
   private readonly leaseTtlMs: number;
   private readonly readTimeoutMs: number;
   /** Open logs, and closed ones still writing their last events or giving back their lease. */
@@ -66,6 +71,22 @@ export class RedisSessionStore implements SessionStore {
     this.readTimeoutMs = opts.readTimeoutMs ?? 5000;
     this.metas = new RedisMetaIndex(conn, this.keys, this.readTimeoutMs);
     this.audit = new RedisAuditLog(conn, this.keys, opts.audit);
+    this.instances = new InstanceRegistry(conn, this.keys, this.instanceId, this.leaseTtlMs);
+    this.fleet = {
+      instanceId: this.instanceId,
+      ownerOf: (id) => this.owner(id),
+      openFollower: (id, owner) => this.openFollower(id, owner),
+      openWriter: (id, onError) => this.openAsync(id, onError),
+      advertise: (url) => this.instances.advertise({ url }),
+      addressOf: async (id) => (await this.instances.lookup(id, this.readTimeoutMs))?.url,
+    };
+  }
+
+  /** A session another instance writes, read from its stream and followed as it grows (no lease). */
+  private async openFollower(id: string, owner: string): Promise<FollowerLog> {
+    if (this.closed) throw new FerretError('storage', `session ${id}: the store is closed`);
+    this.metas.known.add(id);
+    return RedisFollowerLog.open(this.conn, this.keys, id, owner, this.readTimeoutMs);
   }
 
   /** Connects (loading ioredis) and waits until Redis answers; a clear storage error if it does not within connectTimeoutMs. */
@@ -240,6 +261,7 @@ export class RedisSessionStore implements SessionStore {
     ]);
     clearTimeout(timer);
     this.closed = true;
+    await this.instances.close();
     await this.audit.close();
     await this.conn.close();
   }

@@ -15,6 +15,7 @@ import { optionalNullableBodies, pruneUnusedSchemas } from './openapi-prune.js';
 import { errors, guardErrors, Health, OpenApiDocument } from './schemas.js';
 import { eventRoutes } from './sse-route.js';
 import { FrameHubs } from './frame-hub.js';
+import { FORWARDED_HEADER, forwardRequest } from './forward.js';
 import type { SseSubscriber } from './sse-subscriber.js';
 
 export interface AppOptions extends HttpContext {
@@ -70,9 +71,28 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   app.addHook('onRequest', requestGuard({ token: opts.token, hosts: opts.hosts, browser, isPublic: (path) => consoleFiles?.has(path) ?? false }));
   // A session this process has not loaded (or let go while idle) is loaded ahead, in chunks that
   // never hold the server; the routes then find it in memory. Failures surface from the route.
-  app.addHook('preHandler', async (req) => {
+  // In a fleet, a command for a session another server writes is sent there and answered with
+  // its answer (reads and SSE are served here, from the shared store).
+  app.addHook('preHandler', async (req, reply) => {
     const id = (req.params as { id?: unknown } | undefined)?.id;
-    if (typeof id === 'string' && (await opts.manager.has(id).catch(() => false))) await opts.manager.open(id).catch(() => undefined);
+    if (typeof id !== 'string' || !(await opts.manager.has(id).catch(() => false))) return;
+    const self = opts.manager.fleetInstance;
+    const command = req.method !== 'GET';
+    const opened = await opts.manager.open(id, { write: command }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    if (self === undefined || !command) return; // a read: the route reports what went wrong
+    // A command in a fleet: why the session cannot be served (Redis away, no workspace here) is the answer.
+    if (opened !== undefined) return sendError(reply, opened);
+    if (req.headers[FORWARDED_HEADER] !== undefined) return;
+    let target;
+    try {
+      target = await opts.manager.forwardTarget(id);
+    } catch (err) {
+      return sendError(reply, err);
+    }
+    if (target) return forwardRequest(req, reply, target, self);
   });
   const mounts = opts.mounts ?? [];
   if (mounts.length) {

@@ -79,16 +79,28 @@ export const bashTool = defineTool({
     }
     // Under workspace-write: every .git in the tree (and what it points to) is made read-only for
     // the run, and what the run creates that the host would run is moved aside after it.
-    const scan = ctx.sandbox === 'workspace-write' ? await scanWorkspace(ctx.cwd) : undefined;
-    const startedAt = Date.now();
-    const spawn = confineCommand({ mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}) });
-    try {
-      return await runConfined(spawn, a, ctx, scan, startedAt);
-    } finally {
-      spawn.release();
+    for (let attempt = 1; ; attempt++) {
+      const scan = ctx.sandbox === 'workspace-write' ? await scanWorkspace(ctx.cwd) : undefined;
+      const startedAt = Date.now();
+      const spawn = confineCommand({ mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}) });
+      try {
+        const r = await runConfined(spawn, a, ctx, scan, startedAt, attempt < PLACEHOLDER_ATTEMPTS);
+        if (r !== 'retry') return r;
+      } finally {
+        spawn.release();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
     }
   },
 });
+
+/**
+ * Another ferret process in the same workspace (a fleet's servers, two editors) removed or made
+ * the `.git` placeholder bubblewrap was mounting, between our look and its mount: bwrap fails
+ * before the command runs, so running it again is safe. The line is held back from the client.
+ */
+const PLACEHOLDER_ATTEMPTS = 4;
+const PLACEHOLDER_RACE = /^bwrap: .*\.git\b/;
 
 async function runConfined(
   spawn: ConfinedSpawn,
@@ -96,7 +108,8 @@ async function runConfined(
   ctx: ToolContext,
   scan: WorkspaceScan | undefined,
   startedAt: number,
-): Promise<ToolOutcome> {
+  mayRetry: boolean,
+): Promise<ToolOutcome | 'retry'> {
   // Started by the command helper (spawner.ts): the fork does not block the server's event loop.
   // Own process group, so cancel and timeout kill everything it started.
   const child = spawnCommand(spawn.file, spawn.args, { cwd: ctx.cwd, env: spawn.env, keepChars: BASH_OUTPUT_CAP });
@@ -104,7 +117,16 @@ async function runConfined(
   let capReached = false;
   let output = '';
   let stderrText = '';
+  // bwrap's own first words (a setup failure, before the command ran) wait until it is known whether to run again.
+  let heldBack: string | undefined;
+  let any = false;
   const onData = (stream: 'stdout' | 'stderr') => (chunk: string) => {
+    if (spawn.confined && !any && stream === 'stderr' && chunk.startsWith('bwrap: ')) {
+      any = true;
+      heldBack = chunk;
+      return;
+    }
+    any = true;
     if (stream === 'stderr' && stderrText.length < 8192) stderrText += chunk;
     if (capReached) return;
     const room = BASH_OUTPUT_CAP - kept;
@@ -138,6 +160,12 @@ async function runConfined(
   child.killTree();
 
   const exitCode = result.exitCode ?? null;
+  if (heldBack !== undefined) {
+    if (mayRetry && exitCode === 1 && output === '' && PLACEHOLDER_RACE.test(heldBack) && !ctx.signal.aborted && !timedOut) return 'retry';
+    const line = heldBack;
+    heldBack = undefined;
+    onData('stderr')(line);
+  }
   let tail = '';
   if (capReached) tail += `\n[output capped at ${BASH_OUTPUT_CAP} bytes; the rest was dropped]`;
   if (timedOut) tail += `\n[timed out after ${a.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms; process group killed]`;

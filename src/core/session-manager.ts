@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FerretError, isFerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
-import type { SessionLog, StoreStatus } from '../store/session-store.js';
+import type { FleetCall, SessionLog, StoreStatus } from '../store/session-store.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import { NO_MODEL } from '../providers/resolve.js';
 import { checkModel } from './model-check.js';
@@ -80,7 +80,31 @@ export class SessionManager {
     readonly deps: SessionDeps,
     readonly defaults: SessionDefaults,
     readonly limits: SessionLimits = DEFAULT_LIMITS,
-  ) {}
+  ) {
+    deps.store.fleet?.serve((call) => this.served(call));
+  }
+
+  /** A command another fleet server sent for a session this one writes (its follower's client, over ACP). */
+  private async served(call: FleetCall): Promise<unknown> {
+    const s = await this.open(call.sessionId);
+    if (s.writtenBy !== undefined) {
+      throw new FerretError('session_busy', `session ${call.sessionId} is not written by ferret instance ${this.fleetInstance}`, { owner: s.writtenBy });
+    }
+    switch (call.op) {
+      case 'startTurn':
+        return s.startTurn(call.text, call.origin, call.turnId).done;
+      case 'cancel':
+        return s.cancel();
+      case 'respondPermission':
+        return s.respondPermission(call.requestId, call.decision, call.by);
+      case 'setMode':
+        return s.setMode(call.mode);
+      case 'setModel':
+        return s.setModel(call.model);
+      case 'setApproval':
+        return s.setApproval(call.preset);
+    }
+  }
 
   create(opts: NewSessionOptions = {}): Session {
     this.onActivity?.();

@@ -18,7 +18,7 @@ import {
   type SessionSummary,
   type TurnResult,
 } from '../protocol/index.js';
-import type { Checkpoint, FollowerLog, LogMark, SessionLog } from '../store/session-store.js';
+import type { Checkpoint, FleetCall, FollowerLog, LogMark, SessionLog } from '../store/session-store.js';
 import type { Tool } from '../tools/define.js';
 import { createMcpPool, type McpPool } from '../tools/mcp-pool.js';
 import { nodeFiles } from '../tools/node-files.js';
@@ -185,6 +185,38 @@ export class Session implements TurnHost {
     } catch (err) {
       if (this.following === log) this.deps.logger.warn({ err, sessionId: this.id }, 'following the session writer failed');
     }
+  }
+
+  /**
+   * A follower's command goes to the writer (over the fleet's command channel); its effect comes
+   * back as the writer's events. A failure is logged: the caller's client sees the state it gets.
+   */
+  private remote(call: FleetCall): Promise<unknown> {
+    const fleet = this.deps.store.fleet;
+    const owner = this.following?.owner;
+    if (!fleet || owner === undefined) return Promise.reject(this.notHere());
+    const p = fleet.call(owner, call, call.op === 'startTurn' ? undefined : REMOTE_WAIT_MS);
+    if (call.op !== 'startTurn') p.catch((err: unknown) => this.deps.logger.warn({ err, sessionId: this.id, op: call.op, owner }, 'a command sent to the session writer failed'));
+    return p;
+  }
+
+  /**
+   * A turn started through a follower runs on the writer: its answer is the writer's, or (the
+   * writer died meanwhile) the turn_end that ends it in the log, whichever comes first.
+   */
+  private remoteTurn(text: string, origin: string | undefined): { turnId: string; done: Promise<TurnResult> } {
+    const turnId = `turn_${randomUUID().slice(0, 8)}`;
+    let off: (() => void) | undefined;
+    const ended = new Promise<TurnResult>((resolve) => {
+      off = this.bus.subscribe((e) => {
+        if (e.type !== 'turn_end' || e.data.turnId !== turnId) return;
+        const { stopReason, text: said, error, errorCode } = e.data;
+        resolve({ turnId, stopReason, message: { role: 'assistant', text: said }, ...(error !== undefined ? { error } : {}), ...(errorCode !== undefined ? { errorCode } : {}) });
+      });
+    });
+    const answered = this.remote({ sessionId: this.id, op: 'startTurn', text, origin, turnId }) as Promise<TurnResult>;
+    const done = Promise.race([answered, ended]).finally(() => off?.());
+    return { turnId, done };
   }
 
   /** Events the tail and a catch-up read handed over ahead of their turn, until the gap before them is filled. */
@@ -457,9 +489,9 @@ export class Session implements TurnHost {
   }
 
   /** Starts a turn and returns at once; `done` settles when it ends. `origin` names the client. */
-  startTurn(text: string, origin?: string): { turnId: string; done: Promise<TurnResult> } {
+  startTurn(text: string, origin?: string, givenTurnId?: string): { turnId: string; done: Promise<TurnResult> } {
     if (this.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
-    if (this.following) throw this.notHere();
+    if (this.following) return this.remoteTurn(text, origin);
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
     const down = this.log.unavailable?.();
     if (down) throw new FerretError('storage', `cannot start a turn: ${down.message}`, down.data);
@@ -470,7 +502,7 @@ export class Session implements TurnHost {
         { turnId: this.running.turnId },
       );
     }
-    const turnId = `turn_${randomUUID().slice(0, 8)}`;
+    const turnId = givenTurnId ?? `turn_${randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     const done = runTurn(this, { turnId, text, origin, signal: controller.signal })
       // The answer goes out once the turn's events are in the store (Redis acknowledges writes
@@ -488,8 +520,13 @@ export class Session implements TurnHost {
     return { turnId, done };
   }
 
-  /** Stops the running turn; false when none runs here (a follower's turn runs on its writer: cancel it there). */
+  /** Stops the running turn (a follower's: on its writer); false when none runs. */
   cancel(): boolean {
+    if (this.following) {
+      if (!this.st.openTurn) return false;
+      void this.remote({ sessionId: this.id, op: 'cancel' });
+      return true;
+    }
     if (!this.running) return false;
     this.running.controller.abort();
     return true;
@@ -525,7 +562,7 @@ export class Session implements TurnHost {
   }
 
   respondPermission(requestId: string, decision: Decision, by: string): void {
-    if (this.following) throw this.notHere();
+    if (this.following) return void this.remote({ sessionId: this.id, op: 'respondPermission', requestId, decision, by });
     this.permissions.respond(requestId, decision, by);
   }
 
@@ -535,14 +572,20 @@ export class Session implements TurnHost {
   }
 
   setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset } {
-    if (this.following) throw this.notHere();
+    if (this.following) {
+      void this.remote({ sessionId: this.id, op: 'setApproval', preset });
+      return { old: this.st.approval, new: preset };
+    }
     const old = this.st.approval;
     this.emit({ type: 'approval_changed', data: { old, new: preset } });
     return { old, new: preset };
   }
 
   setMode(mode: AgentMode): AgentMode {
-    if (this.following) throw this.notHere();
+    if (this.following) {
+      void this.remote({ sessionId: this.id, op: 'setMode', mode });
+      return mode;
+    }
     const old = this.st.mode;
     if (old !== mode) this.emit({ type: 'mode_changed', data: { old, new: mode } });
     this.saveMeta();
@@ -551,7 +594,11 @@ export class Session implements TurnHost {
 
   /** Refuses a model that cannot run (unknown id, bad scripted file, no key) before it is set. */
   setModel(model: string): string {
-    if (this.following) throw this.notHere();
+    if (this.following) {
+      checkModel(this.deps.resolver, model, this.st.cwd);
+      void this.remote({ sessionId: this.id, op: 'setModel', model });
+      return model;
+    }
     checkModel(this.deps.resolver, model, this.st.cwd);
     const old = this.st.model;
     if (old !== model) this.emit({ type: 'model_changed', data: { old, new: model } });
@@ -621,3 +668,6 @@ async function drained(log: SessionLog, ms: number): Promise<void> {
   await Promise.race([log.drain().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
   clearTimeout(timer);
 }
+
+/** How long a follower waits for the writer to take a command other than a turn. */
+const REMOTE_WAIT_MS = 30_000;

@@ -203,7 +203,20 @@ export interface FleetSeam {
   advertise(url: string): Promise<void>;
   /** Where a live server's HTTP API is (undefined: it is gone, or serves no HTTP). */
   addressOf(instanceId: string): Promise<string | undefined>;
+  /** Sends a command to the server that writes the session, and resolves with its answer (`timeoutMs` undefined: a turn, however long). */
+  call(owner: string, call: FleetCall, timeoutMs?: number): Promise<unknown>;
+  /** Serves the commands other servers send here for the sessions this one writes. */
+  serve(handler: (call: FleetCall) => Promise<unknown>): void;
 }
+
+/** A command for a session, sent to the server that writes it (a follower's editor, over ACP). */
+export type FleetCall =
+  | { sessionId: string; op: 'startTurn'; text: string; origin?: string | undefined; turnId: string }
+  | { sessionId: string; op: 'cancel' }
+  | { sessionId: string; op: 'respondPermission'; requestId: string; decision: 'allow' | 'deny' | 'always' | 'never'; by: string }
+  | { sessionId: string; op: 'setMode'; mode: 'code' | 'plan' }
+  | { sessionId: string; op: 'setModel'; model: string }
+  | { sessionId: string; op: 'setApproval'; preset: 'suggest' | 'auto' | 'full-auto' };
 
 /** A session another server writes, as this one follows it. */
 export interface FollowerLog extends SessionLog {

@@ -1,6 +1,8 @@
 import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { V1Client } from '../support/acp-v1-client.js';
 import { api, listeningUrl, type Json } from '../support/http.mjs';
 import { startRedis, type RedisServer } from '../support/redis.mjs';
 import { spawnFerret, stopChild } from '../support/spawn.mjs';
@@ -171,6 +173,33 @@ describe('a fleet of three servers on one Redis', () => {
     const moved = await api(c.url, 'POST', `/session/${other}/message`, { text: 'hello' });
     expect(moved.body, moved.text).toMatchObject({ stopReason: 'end_turn', message: { text: 'hi' } });
   }, 60_000);
+});
+
+describe('an editor (ACP v1 on stdio) on a server that only follows the session', () => {
+  it('drives a session another server writes: its prompt, permission and mode go to the writer, its updates come from the stream', async () => {
+    const a = await start('ea');
+    const script = writeScript(tempDir('fleet3-ed'), 'ed.json', {
+      responses: [{ chunks: ['from ', 'the editor'], toolCalls: [{ name: 'bash', arguments: { command: 'echo d > from-editor.txt' } }] }, { chunks: ['done'] }],
+    });
+    const id = (await api(a.url, 'POST', '/session', { model: `scripted:${script}` })).body['sessionId'] as string;
+    const d = new V1Client(['--cwd', ws, '--approval', 'suggest', '--store', redis.url], { CHIMERA_HOME: tempDir('fleet3-home-d'), FERRET_LOG_LEVEL: 'info', FERRET_LEASE_TTL_MS: String(LEASE_MS) });
+    servers.push({ name: 'd', child: d.child, log: d.log, url: '' });
+    await d.initialize();
+    await d.agent.request('session/load', { sessionId: id, cwd: ws, mcpServers: [] });
+    d.permissionPolicy = () => 'allow_once';
+    const r = await d.agent.request('session/prompt', { sessionId: id, prompt: [{ type: 'text', text: 'write it' }] });
+    expect(r.stopReason, d.log.text).toBe('end_turn');
+    // Asked on the editor, answered there, run by the writer (A).
+    expect(d.permissions).toHaveLength(1);
+    expect(readFileSync(join(ws, 'from-editor.txt'), 'utf8')).toBe('d\n');
+    const said = d.of(id).filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : ''));
+    expect(said.join('')).toBe('from the editordone');
+    expect(d.schemaErrors()).toEqual([]);
+    // The mode picker, through the follower, changes the session the writer keeps.
+    await d.agent.request('session/set_mode', { sessionId: id, modeId: 'plan' });
+    await until('the writer to show plan mode', async () => (await api(a.url, 'GET', `/session/${id}`)).body['mode'] === 'plan');
+    expect(a.log.text).not.toMatch(/taking the session over/);
+  }, 30_000);
 });
 
 describe('a fleet server without the session\'s workspace', () => {

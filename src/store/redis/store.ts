@@ -8,6 +8,7 @@ import { RedisConnection, unavailable, type RedisHealth } from './connection.js'
 import { RedisKeys } from './keys.js';
 import { ownerOf, SessionLease } from './lease.js';
 import { RedisMetaIndex } from './meta-index.js';
+import { CommandBus } from './command-bus.js';
 import { RedisFollowerLog } from './follower-log.js';
 import { InstanceRegistry } from './instances.js';
 import { defineScripts } from './scripts.js';
@@ -53,6 +54,7 @@ export class RedisSessionStore implements SessionStore {
   readonly audit: RedisAuditLog;
   private readonly metas: RedisMetaIndex;
   private readonly instances: InstanceRegistry;
+  private commands: CommandBus | undefined;
   /** Sessions shared with the rest of the fleet: leases, followers, where each server is. */
   readonly fleet: FleetSeam;
   private readonly leaseTtlMs: number;
@@ -79,7 +81,14 @@ export class RedisSessionStore implements SessionStore {
       openWriter: (id, onError) => this.openAsync(id, onError),
       advertise: (url) => this.instances.advertise({ url }),
       addressOf: async (id) => (await this.instances.lookup(id, this.readTimeoutMs))?.url,
+      call: (owner, call, timeoutMs) => this.bus().call(owner, call, timeoutMs),
+      serve: (handler) => this.bus().serve(handler),
     };
+  }
+
+  private bus(): CommandBus {
+    if (!this.commands) throw new FerretError('storage', 'the fleet command channel is not open yet');
+    return this.commands;
   }
 
   /** A session another instance writes, read from its stream and followed as it grows (no lease). */
@@ -105,7 +114,9 @@ export class RedisSessionStore implements SessionStore {
       throw err;
     }
     if (opts.onHealth) conn.onHealth(opts.onHealth);
-    return new RedisSessionStore(conn, opts);
+    const store = new RedisSessionStore(conn, opts);
+    store.commands = await CommandBus.start(conn, store.keys, store.instanceId);
+    return store;
   }
 
   get health(): RedisHealth {
@@ -262,6 +273,7 @@ export class RedisSessionStore implements SessionStore {
     clearTimeout(timer);
     this.closed = true;
     await this.instances.close();
+    await this.commands?.close();
     await this.audit.close();
     await this.conn.close();
   }

@@ -194,8 +194,7 @@ export class Session implements TurnHost {
   private remote(call: FleetCall): Promise<unknown> {
     const fleet = this.deps.store.fleet;
     const owner = this.following?.owner;
-    if (!fleet || owner === undefined) return Promise.reject(this.notHere());
-    const p = fleet.call(owner, call, call.op === 'startTurn' ? undefined : REMOTE_WAIT_MS);
+    const p = !fleet || owner === undefined ? Promise.reject(this.notHere()) : fleet.call(owner, call, call.op === 'startTurn' ? undefined : REMOTE_WAIT_MS);
     if (call.op !== 'startTurn') p.catch((err: unknown) => this.deps.logger.warn({ err, sessionId: this.id, op: call.op, owner }, 'a command sent to the session writer failed'));
     return p;
   }

@@ -3,11 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCore } from './create-core.js';
+import { createCore, type Core } from './create-core.js';
 import { FoldSet, type SessionFold } from './folds.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-folds-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+/** Every core made here: their background writes (meta.json, the index) end before the folder goes. */
+const cores: Core[] = [];
+afterAll(async () => {
+  await Promise.all(cores.map((c) => c.close()));
+  rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+});
 
 /** A fold that counts the events it sees; `applied` counts every call, so a fold from seq 1 shows. */
 function counter(name: string) {
@@ -26,7 +31,11 @@ function counter(name: string) {
 }
 
 /** A new core on the same home is what a new process would build (`folds` as its CLI registers them). */
-const manager = (folds: SessionFold[]) => createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', warm: false, folds }).manager;
+const manager = (folds: SessionFold[]) => {
+  const core = createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', warm: false, folds });
+  cores.push(core);
+  return core.manager;
+};
 const snapshotHeader = (id: string) => JSON.parse(readFileSync(join(home, 'eventlog', `ferret-${id}`, 'snapshot.json'), 'utf8').split('\n')[0]!) as { seq: number; folds: Record<string, unknown> };
 
 /** A session long enough to keep a snapshot when it leaves memory, made by a process keeping `folds`. */

@@ -7,7 +7,7 @@ import { createCore } from './create-core.js';
 import type { Session } from './session.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-manager-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal
 const newManager = () =>
   createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', warm: false, limits: { maxLive: 10_000 } }).manager;
 let n = 0;

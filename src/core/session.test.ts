@@ -8,7 +8,7 @@ import { createCore } from './create-core.js';
 import type { SessionLimits } from './session-manager.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-session-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal
 /** A new core on the same home is what a new process would build. */
 const newCore = (limits?: Partial<SessionLimits>) =>
   createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', warm: false, ...(limits ? { limits } : {}) });

@@ -10,7 +10,7 @@ let home: string;
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'ferret-index-'));
 });
-afterEach(() => rmSync(home, { recursive: true, force: true }));
+afterEach(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal
 
 const tick = () => new Promise((r) => setImmediate(r));
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');

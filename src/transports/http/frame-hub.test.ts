@@ -9,7 +9,7 @@ import { FrameMapper, formatFrame, parseFrameId } from './frames.js';
 import { ideFold } from './ide-frames.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-hub-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal
 const { manager } = createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', folds: [ideFold], warm: false });
 const chunk = (s: Session, text: string) => s.emit({ type: 'message_chunk', data: { turnId: 't', text } });
 const idOf = (frame: string) => /^id: (.+)$/m.exec(frame)![1]!;

@@ -11,7 +11,7 @@ import { ideFold } from './ide-frames.js';
 import { HARD_LIMIT_FACTOR, SseSubscriber } from './sse-subscriber.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-sse-sub-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal
 const { manager } = createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', folds: [ideFold], warm: false });
 const tick = () => new Promise((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

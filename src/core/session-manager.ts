@@ -560,27 +560,26 @@ function storageError(id: string, err: unknown): FerretError {
 
 /** A fleet server can write a session only where its workspace is (a shared volume, at the same path). */
 function missingWorkspace(id: string, cwd: string, instance: string): void {
-  let dir = false;
-  try {
-    dir = statSync(cwd).isDirectory();
-  } catch {
-    /* not here */
-  }
-  if (!dir) {
+  if (!isDirectory(cwd)) {
     throw new FerretError('not_found', `session ${id}: its workspace ${cwd} does not exist on ferret instance ${instance}; the servers of a fleet need the workspaces at the same path (a shared volume)`, { workspace: cwd });
   }
 }
 
 function resolveWorkspace(cwd: string, base: string): string {
   const abs = resolve(base, cwd);
-  let st;
-  try {
-    st = statSync(abs);
-  } catch {
-    throw new FerretError('invalid_params', `cwd: no such directory: ${abs}`, { field: 'cwd' });
-  }
-  if (!st.isDirectory()) throw new FerretError('invalid_params', `cwd: not a directory: ${abs}`, { field: 'cwd' });
+  const dir = isDirectory(abs);
+  if (dir === undefined) throw new FerretError('invalid_params', `cwd: no such directory: ${abs}`, { field: 'cwd' });
+  if (!dir) throw new FerretError('invalid_params', `cwd: not a directory: ${abs}`, { field: 'cwd' });
   return realpathSync(abs);
+}
+
+/** Whether p is a folder (undefined: nothing there). */
+function isDirectory(p: string): boolean | undefined {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return undefined;
+  }
 }
 
 /** A model id as a person reads it: `scripted (hello.json)`, else the id. */

@@ -7,20 +7,21 @@ import { logFds, type FdPool } from './fd-pool.js';
 import { eventsFile, sessionDir } from './paths.js';
 import { lockSession } from './session-lock.js';
 import { MetaIndex } from './session-index.js';
-import type {
-  Checkpoint,
-  EventChunk,
-  EventReader,
-  ListOptions,
-  LoadedSnapshot,
-  LogMark,
-  MetaPage,
-  ReadDamage,
-  ReadOptions,
-  SessionLog,
-  SessionStore,
-  StateSnapshot,
-  StoreStatus,
+import {
+  checkpointAtOrBefore,
+  type Checkpoint,
+  type EventChunk,
+  type EventReader,
+  type ListOptions,
+  type LoadedSnapshot,
+  type LogMark,
+  type MetaPage,
+  type ReadDamage,
+  type ReadOptions,
+  type SessionLog,
+  type SessionStore,
+  type StateSnapshot,
+  type StoreStatus,
 } from './session-store.js';
 
 /** Bytes read per chunk by default: a thousand-odd events, a few ms of work each. */
@@ -207,19 +208,7 @@ class FileSessionLog implements SessionLog {
   }
 
   checkpointAtOrBefore(seq: number): Checkpoint | undefined {
-    const cps = this.checkpoints();
-    let lo = 0;
-    let hi = cps.length - 1;
-    let best: Checkpoint | undefined;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const c = cps[mid]!;
-      if (c.seq <= seq) {
-        best = c;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return best;
+    return checkpointAtOrBefore(this.checkpoints(), seq);
   }
 
   resetCheckpoints(): void {

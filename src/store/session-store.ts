@@ -227,3 +227,19 @@ export interface FollowerLog extends SessionLog {
   /** Where this server has read to. */
   moved(seq: number): void;
 }
+
+/** The last of `cps` (sorted by seq) at or before `seq`: where a read that must start at seq begins. */
+export function checkpointAtOrBefore(cps: readonly Checkpoint[], seq: number): Checkpoint | undefined {
+  let lo = 0;
+  let hi = cps.length - 1;
+  let best: Checkpoint | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = cps[mid]!;
+    if (c.seq <= seq) {
+      best = c;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best;
+}

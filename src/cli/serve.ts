@@ -1,7 +1,8 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { connectFleetStore, createCore, readServerConfig, type FleetStore } from '../core/index.js';
 import { AcpConnection } from '../transports/acp/connection.js';
-import { LineChannel } from '../transports/acp/line-channel.js';
+import { LineChannel, MAX_LINE_BYTES } from '../transports/acp/line-channel.js';
 import { coreOptions } from './agent-options.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
@@ -50,12 +51,23 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   if (opts.http) {
-    const [{ startHttpServer }, { createAcpHttpHandler }] = await Promise.all([import('../transports/http/server.js'), import('../transports/acp/http-stream.js')]);
+    const [{ startHttpServer }, { createAcpHttpHandler }, { createAcpPathHandler, ACP_PATH_PREFIX }] = await Promise.all([
+      import('../transports/http/server.js'),
+      import('../transports/acp/http-stream.js'),
+      import('../transports/acp/path-http-handler.js'),
+    ]);
     const token = process.env['FERRET_SERVER_TOKEN'] || undefined;
     // ACP over streamable HTTP at /acp: the same sessions, behind the same token and Host checks.
-    const acp = await createAcpHttpHandler({ manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs });
-    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts: [{ path: '/acp', handle: (req, res) => acp.handle(req, res) }] });
-    closers.push(() => http.close(), () => acp.close());
+    // /acp/{name}: the same, in the path-scoped profile acp-http-client speaks (docs/ide.md).
+    const acpOpts = { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs };
+    const acp = await createAcpHttpHandler(acpOpts);
+    const acpPath = createAcpPathHandler({ ...acpOpts, bodyLimit: MAX_LINE_BYTES });
+    const mounts = [
+      { path: '/acp', handle: (req: IncomingMessage, res: ServerResponse) => acp.handle(req, res) },
+      { path: ACP_PATH_PREFIX, prefix: true, handle: (req: IncomingMessage, res: ServerResponse) => acpPath.handle(req, res) },
+    ];
+    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts });
+    closers.push(() => http.close(), () => acp.close(), () => acpPath.close());
     // A fleet server says where it listens, so the others can send it commands for its sessions.
     if (fleet) await manager.advertise(advertisedUrl(http.url));
     logger.info({ url: http.url }, 'listening');

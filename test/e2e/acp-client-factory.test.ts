@@ -107,6 +107,7 @@ describe('acp-factory drives ferret unmodified', () => {
     ]);
     expect(asked).toEqual([calls[0]!.toolCallId, calls[2]!.toolCallId, 'call_reject_me']);
     expect(JSON.stringify(turn)).toContain('echo: ping');
+    expect(turn.at(-1)?.sessionUpdate).toBe('usage_update'); // the turn's last update reached the caller
 
     // Stop during `sleep 30`.
     let t0 = 0;
@@ -122,10 +123,11 @@ describe('acp-factory drives ferret unmodified', () => {
     const sleepCall = stopped.find((u) => u.sessionUpdate === 'tool_call')!;
     expect(statusRuns(stopped).get(sleepCall.toolCallId)).toEqual(['pending', 'in_progress', 'failed']);
 
-    // `/mode plan` switches the mode; acp-factory shows the config change. (Its own text does not
-    // reach the caller: acp-factory's prompt() races the prompt's answer against the next update and
-    // drops the update that loses, which is always the last one of a burst.)
+    // `/mode plan` switches the mode; acp-factory shows the config change and the command's words,
+    // the turn's last update (its prompt() races the answer against its update queue: ferret sends
+    // the answer in a later write, so nothing queued is dropped).
     const modeSet = await collect(session.prompt('/mode plan'));
+    expect(text(modeSet)).toBe('mode: plan');
     const modeOpts = modeSet.find((u) => u.sessionUpdate === 'config_option_update') as { configOptions: { id: string; currentValue: string }[] } | undefined;
     expect(modeOpts?.configOptions.find((o) => o.id === 'mode')?.currentValue).toBe('plan');
     await agent.close();

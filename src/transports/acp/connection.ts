@@ -26,6 +26,13 @@ export interface AcpServerOptions {
 let nextConnection = 1;
 /** A replay waits for the client once this much is queued for it. */
 const BACKLOG_BYTES = 1024 * 1024;
+/**
+ * A prompt's answer goes out this long after the turn's last update, in a write of its own. Some
+ * clients race the answer against their update queue and drop what is still queued when the
+ * answer arrives in the same read (acp-factory's prompt() does); a separate, later read lets
+ * them hand every update on first. A few ms at the end of a turn is not visible to a person.
+ */
+const PROMPT_ANSWER_GAP_MS = 5;
 
 /**
  * One ACP connection over a line channel. It frames, classifies and answers JSON-RPC;
@@ -147,6 +154,10 @@ export class AcpConnection {
     try {
       await this.preload(params); // the same number of steps as a notification's (see onLine): order is kept
       const result = method === 'initialize' ? await this.initialize(params) : await this.dialect.request(method, params);
+      if (method === 'session/prompt') {
+        await this.channel.drain();
+        await new Promise((resolve) => setTimeout(resolve, PROMPT_ANSWER_GAP_MS));
+      }
       this.channel.send({ jsonrpc: '2.0', id, result: result ?? {} });
     } catch (err) {
       const e = toRpcError(err);

@@ -33,7 +33,9 @@ export interface AppOptions extends HttpContext {
 }
 
 export interface HttpMount {
+  /** The exact path served, or with `prefix`, the start of every path served (`/acp/` for `/acp/{id}`). */
   path: string;
+  prefix?: boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
@@ -98,8 +100,8 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   if (mounts.length) {
     // After the guard: a mounted handler reads the raw request itself (its body, its SSE streams).
     app.addHook('onRequest', async (req, reply) => {
-      const path = req.url.split('?')[0];
-      const mount = mounts.find((m) => m.path === path);
+      const path = req.url.split('?')[0] ?? '';
+      const mount = mounts.find((m) => (m.prefix ? path.startsWith(m.path) : m.path === path));
       if (!mount) return;
       reply.hijack();
       mount.handle(req.raw, reply.raw);

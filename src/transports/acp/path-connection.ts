@@ -1,0 +1,156 @@
+import type { ServerResponse } from 'node:http';
+import type { Channel } from './channel.js';
+
+/** Messages kept for a reader that reconnects with Last-Event-ID (and for one not yet attached). */
+const REPLAY_MESSAGES = 4096;
+const REPLAY_BYTES = 16 * 1024 * 1024;
+/** An SSE comment this often keeps proxies and the client's own timers from cutting a quiet stream. */
+const KEEPALIVE_MS = 15_000;
+
+interface Queued {
+  seq: number;
+  text: string;
+}
+
+const responseKey = (msg: unknown): string | undefined => {
+  if (typeof msg !== 'object' || msg === null || 'method' in msg) return undefined;
+  if (!('result' in msg) && !('error' in msg)) return undefined;
+  const id = (msg as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? JSON.stringify(id) : undefined;
+};
+
+/**
+ * One client-named connection of the path-scoped ACP-over-HTTP profile (`/acp/{id}`): what the
+ * client POSTs is read as if from stdin; what ferret sends goes out on the connection's SSE stream
+ * (numbered, kept for replay), except the answer to a POSTed request while no SSE reader is
+ * attached, which is that POST's body. With a reader attached every answer travels on the stream,
+ * so it can never overtake the updates sent before it (the POST then ends with an empty 200).
+ */
+export class PathConnection implements Channel {
+  private handler: ((line: string | null) => void) | undefined;
+  private onClosed: (() => void) | undefined;
+  private readonly queue: Queued[] = [];
+  private queuedBytes = 0;
+  private nextSeq = 1;
+  /** The last seq written to any reader: a reader that gives no Last-Event-ID gets what follows. */
+  private written = 0;
+  private reader: ServerResponse | undefined;
+  private keepalive: NodeJS.Timeout | undefined;
+  /** POSTed requests waiting for their answer, by JSON id. */
+  private readonly waiting = new Map<string, ServerResponse>();
+  private closed = false;
+  private flushed: Promise<void> = Promise.resolve();
+  lastActive = Date.now();
+
+  constructor(readonly id: string) {}
+
+  onLine(handler: (line: string | null) => void, onClose: () => void): void {
+    this.handler = handler;
+    this.onClosed = onClose;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Nobody is reading or waiting: the connection may be let go once it has been quiet a while. */
+  get idle(): boolean {
+    return this.reader === undefined && this.waiting.size === 0;
+  }
+
+  /** A request id already waiting on another POST (JSON-RPC ids must be unique while in flight). */
+  isWaiting(key: string): boolean {
+    return this.waiting.has(key);
+  }
+
+  /** A POSTed message: a request's POST is answered later by send(); others were answered 202 by the caller. */
+  receive(text: string, requestKey: string | undefined, res: ServerResponse | undefined): void {
+    this.lastActive = Date.now();
+    if (requestKey !== undefined && res !== undefined) {
+      this.waiting.set(requestKey, res);
+      // The client went away before the answer: it then travels on the stream (replayable).
+      res.on('close', () => {
+        if (this.waiting.get(requestKey) === res) this.waiting.delete(requestKey);
+      });
+    }
+    this.handler?.(text);
+  }
+
+  send(message: unknown): void {
+    if (this.closed) return;
+    const text = JSON.stringify(message);
+    const key = responseKey(message);
+    const post = key === undefined ? undefined : this.waiting.get(key);
+    if (post && key !== undefined) {
+      this.waiting.delete(key);
+      if (this.reader === undefined) {
+        post.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(text);
+        return;
+      }
+      post.writeHead(200, { 'cache-control': 'no-store' }).end();
+    }
+    this.enqueue(text);
+  }
+
+  /** Settles once the stream's last write was handed to the OS (or the stream went away). */
+  drain(): Promise<void> {
+    return this.flushed;
+  }
+
+  backlog(): number {
+    return this.reader?.writableLength ?? 0;
+  }
+
+  /** A GET: this reader replaces any earlier one and first gets what it missed. */
+  attach(res: ServerResponse, lastEventId: number | undefined): void {
+    this.lastActive = Date.now();
+    this.detach();
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write(': ferret acp stream\n\n');
+    this.reader = res;
+    const from = lastEventId ?? this.written;
+    for (const q of this.queue) if (q.seq > from) this.write(q);
+    this.keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS).unref();
+    res.on('close', () => {
+      if (this.reader !== res) return;
+      this.reader = undefined;
+      clearInterval(this.keepalive);
+      this.lastActive = Date.now();
+    });
+  }
+
+  /** DELETE, idle expiry or server close: as if stdin closed; waiting POSTs and the reader end. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.detach();
+    for (const res of this.waiting.values()) {
+      res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'the ACP connection was closed', status: 404 }));
+    }
+    this.waiting.clear();
+    this.onClosed?.();
+  }
+
+  private detach(): void {
+    clearInterval(this.keepalive);
+    this.reader?.end();
+    this.reader = undefined;
+  }
+
+  private enqueue(text: string): void {
+    const q = { seq: this.nextSeq++, text };
+    this.queue.push(q);
+    this.queuedBytes += text.length;
+    while (this.queue.length > REPLAY_MESSAGES || (this.queuedBytes > REPLAY_BYTES && this.queue.length > 1)) {
+      this.queuedBytes -= this.queue.shift()!.text.length;
+    }
+    if (this.reader) this.write(q);
+  }
+
+  private write(q: Queued): void {
+    const r = this.reader!;
+    // The write's callback runs once it is flushed, or with an error when the socket is gone.
+    this.flushed = new Promise((resolve) => r.write(`event: message\nid: ${q.seq}\ndata: ${q.text}\n\n`, () => resolve()));
+    this.written = Math.max(this.written, q.seq);
+  }
+}

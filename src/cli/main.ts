@@ -37,10 +37,11 @@ ferret
   .option('--no-stdio', 'do not serve ACP on stdio (a headless HTTP daemon)')
   .option('--permission-timeout <seconds>', 'deny a permission question nobody answers in this time, with a notice (default: wait for a person)')
   .option('--client-timeout <seconds>', 'how long an editor has to answer a file request before the tool call fails (default 30)')
+  .option('--acp-legacy', 'send ACP v1 clients only the session updates ACP 0.4 knew (no usage_update, config_option_update): for editors on @zed-industries/agent-client-protocol 0.4 (default: $FERRET_ACP_LEGACY=1)')
   .option('--store <url>', 'fleet mode: keep sessions and the audit log in Redis, redis://HOST:PORT/DB (default: $FERRET_STORE, config.json, else files under CHIMERA_HOME)')
   .addHelpText(
     'after',
-    '\nEnvironment:\n  CHIMERA_HOME         state root (default ~/.chimera)\n  FERRET_MODEL         default model\n  FERRET_STORE         fleet store, redis://HOST:PORT/DB (as --store)\n  FERRET_SERVER_TOKEN  Bearer token for HTTP\n  FERRET_LOG_LEVEL     pino level for stderr logs (default info)\n\nExamples:\n  chimera ferret serve --sandbox workspace-write --approval auto\n  chimera ferret serve --http --port 0 --model scripted:demo.json',
+    '\nEnvironment:\n  CHIMERA_HOME         state root (default ~/.chimera)\n  FERRET_MODEL         default model\n  FERRET_STORE         fleet store, redis://HOST:PORT/DB (as --store)\n  FERRET_ACP_LEGACY    1: as --acp-legacy\n  FERRET_SERVER_TOKEN  Bearer token for HTTP\n  FERRET_LOG_LEVEL     pino level for stderr logs (default info)\n\nExamples:\n  chimera ferret serve --sandbox workspace-write --approval auto\n  chimera ferret serve --http --port 0 --model scripted:demo.json',
   )
   .action(async (raw: Record<string, unknown>) => {
     let opts;

@@ -12,6 +12,7 @@ export const ServeFlagsSchema = AgentFlagsSchema.extend({
   ideSchema: z.string().default('true'),
   stdio: z.boolean().default(true),
   clientTimeout: z.string().optional(),
+  acpLegacy: z.boolean().default(false),
   store: z.string().optional(),
 });
 
@@ -23,6 +24,8 @@ export interface ServeOptions extends AgentOptions {
   stdio: boolean;
   /** ms; undefined = config.json's or 30 s. */
   clientTimeoutMs: number | undefined;
+  /** ACP v1 clients get only the session updates ACP 0.4 had (--acp-legacy, FERRET_ACP_LEGACY=1). */
+  acpLegacy: boolean;
   /** Fleet mode's Redis (--store, else FERRET_STORE); undefined = config.json's `store`, else files under CHIMERA_HOME. */
   store: string | undefined;
 }
@@ -47,6 +50,7 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[], e
     ideSchema: ide === 'true',
     stdio: f.stdio,
     clientTimeoutMs: seconds('--client-timeout', f.clientTimeout),
+    acpLegacy: f.acpLegacy || env['FERRET_ACP_LEGACY'] === '1',
     store,
   };
 }

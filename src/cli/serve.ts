@@ -59,7 +59,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     const token = process.env['FERRET_SERVER_TOKEN'] || undefined;
     // ACP over streamable HTTP at /acp: the same sessions, behind the same token and Host checks.
     // /acp/{name}: the same, in the path-scoped profile acp-http-client speaks (docs/ide.md).
-    const acpOpts = { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs };
+    const acpOpts = { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs, legacyUpdates: opts.acpLegacy };
     const acp = await createAcpHttpHandler(acpOpts);
     const acpPath = createAcpPathHandler({ ...acpOpts, bodyLimit: MAX_LINE_BYTES });
     const mounts = [
@@ -78,7 +78,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     if (process.stdin.isTTY) process.stderr.write(`ferret ${VERSION} speaks ACP (JSON-RPC) on stdin/stdout, for an editor to drive; Ctrl-C stops it.\n`);
     const channel = new LineChannel(process.stdin, process.stdout);
     closers.push(() => channel.drain());
-    const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs });
+    const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs, legacyUpdates: opts.acpLegacy });
     void conn.run().then(() => {
       if (!opts.http) void stop('stdin closed');
       else logger.info('stdin closed; HTTP keeps serving');

@@ -21,6 +21,8 @@ export interface AcpServerOptions {
   version: string;
   /** How long the client has to answer a file request (fs/*); default 30 s. */
   clientTimeoutMs?: number;
+  /** ACP v1 clients get only the session updates ACP 0.4 had (no usage_update, config_option_update). */
+  legacyUpdates?: boolean;
 }
 
 let nextConnection = 1;
@@ -60,6 +62,7 @@ export class AcpConnection {
       version: opts.version,
       connectionId,
       clientTimeoutMs: opts.clientTimeoutMs ?? 30_000,
+      legacyUpdates: opts.legacyUpdates ?? false,
       notify: (method, params) => channel.send({ jsonrpc: '2.0', method, params }),
       backpressure: () => ((channel.backlog?.() ?? 0) > BACKLOG_BYTES && !this.closed ? channel.drain() : undefined),
       request: (method, params, signal) => {

@@ -10,6 +10,8 @@ export interface DialectContext {
   connectionId: string;
   /** How long the client has to answer a file request (fs/*) before the call fails. */
   clientTimeoutMs: number;
+  /** Send only the session updates ACP 0.4 had: an old client's schema rejects (and logs) the rest. */
+  legacyUpdates: boolean;
   /** Sends a JSON-RPC notification to this connection's client. */
   notify(method: string, params: unknown): void;
   /**

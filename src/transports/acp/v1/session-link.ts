@@ -7,6 +7,9 @@ import { askPermission } from './permission.js';
 import { configOptions } from './session-config.js';
 import { UpdateMapper } from './updates.js';
 
+/** Session updates ACP added after 0.4: an editor on the 0.4 library cannot parse them and logs an error for each. */
+const NEWER_THAN_0_4 = new Set(['usage_update', 'config_option_update']);
+
 export interface LinkCaps {
   fs: FsCaps;
   notices: boolean;
@@ -145,6 +148,7 @@ export class SessionLink {
     // The user's own words are already in its editor; a turn from elsewhere (or a replay) shows them.
     const showUser = replay || e.type !== 'turn_start' || e.data.origin !== this.clientId;
     for (const out of mapper.map(e, showUser)) {
+      if ('update' in out && this.ctx.legacyUpdates && NEWER_THAN_0_4.has(out.update.sessionUpdate)) continue;
       if ('update' in out) this.ctx.notify('session/update', { sessionId: this.session.id, update: out.update });
       else this.ctx.notify(out.ext, out.params);
     }

@@ -18,6 +18,7 @@ import { loadConfig, mcpSpecs } from './config-file.js';
 import type { SessionFold } from './folds.js';
 import { DEFAULT_LIMITS, SessionManager, type SessionDefaults, type SessionLimits } from './session-manager.js';
 import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
+import { toolSpec } from './tool-runner.js';
 import type { SessionDeps } from './turn-host.js';
 import { Warmer, type WarmStep } from './warm-up.js';
 
@@ -168,17 +169,21 @@ function sessionLimits(given: Partial<SessionLimits> | undefined, config: Ferret
 
 /**
  * What the first tool call of a process would otherwise wait for, loaded when the server is
- * quiet: the tools, the command helper process, the shell parser (WASM) and the classifier's
- * code, the bubblewrap probe, the session index, the audit log. Each step is what the real call
+ * quiet: the tools and the schemas the model is offered, the command helper process, the shell parser (WASM) and the classifier's
+ * code, the bubblewrap probe, one confined `true` in a scratch folder, the session index, the
+ * audit log. Each step is what the real call
  * awaits too (cached), so nothing runs twice.
  */
 function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: SandboxMode): Warmer {
   const steps: WarmStep[] = [
     { name: 'tools', run: () => deps.loadTools?.() ?? Promise.resolve() },
+    // Each tool's JSON schema, and its zod schema's first parse (zod compiles a fast path then).
+    { name: 'tool schemas', run: async () => void deps.tools.list().map((t) => (toolSpec(t), t.schema.safeParse({}))) },
     { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner() },
     { name: 'shell parser', run: async () => (await import('../sandbox/shell-parse.js')).loadBashParser() },
     { name: 'bash classifier', run: async () => (await import('../sandbox/bash-approval.js')).bashApproval('ls -la | head -n 3', deps.rules) },
     ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap() }] : []),
+    { name: 'bash rehearsal', run: async () => (await import('../tools/bash-rehearsal.js')).rehearseBash(sandbox) },
     { name: 'session index', run: () => deps.store.listMetas({ limit: 1 }) },
     { name: 'audit log', run: () => deps.audit.prepare() },
   ];

@@ -14,14 +14,17 @@ export function offeredTools(host: TurnHost): OfferedTool[] {
     .tools()
     .list()
     .filter((t) => host.state.mode !== 'plan' || t.effect === 'read')
-    .map((tool) => {
-      let spec = specCache.get(tool);
-      if (!spec) {
-        spec = { name: tool.id, description: tool.description, parameters: jsonSchemaOf(tool) };
-        specCache.set(tool, spec);
-      }
-      return { tool, spec };
-    });
+    .map((tool) => ({ tool, spec: toolSpec(tool) }));
+}
+
+/** A tool as the model is offered it; its JSON schema is built once per process (zod's toJSONSchema is slow the first time). */
+export function toolSpec(tool: Tool): ToolSpec {
+  let spec = specCache.get(tool);
+  if (!spec) {
+    spec = { name: tool.id, description: tool.description, parameters: jsonSchemaOf(tool) };
+    specCache.set(tool, spec);
+  }
+  return spec;
 }
 
 export interface ToolCallRun {

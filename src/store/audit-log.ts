@@ -71,6 +71,11 @@ export class AuditLog {
 
   /** Reads what the log holds now in chunks that yield (the idle warm-up), so the first lookup has little left. */
   prepare(): Promise<void> {
+    try {
+      this.mac('{}'); // reads (or makes) the HMAC key and warms the HMAC code before the first decision
+    } catch {
+      // no usable key: the first write reports it
+    }
     return this.index.prepare();
   }
 

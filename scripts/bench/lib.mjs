@@ -64,7 +64,7 @@ export const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x))
  * tenth turn (so the IDE frames' counters move). No snapshot or checkpoints: the first ferret
  * that opens it folds it from seq 1 and keeps them (prime it before timing a load).
  */
-export function writeLongLog(home, id, cwd, total, { chunksPerTurn = 1000 } = {}) {
+export function writeLongLog(home, id, cwd, total, { chunksPerTurn = 1000, progressPerCall = 0 } = {}) {
   const dir = join(home, 'eventlog', `ferret-${id}`);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'events.jsonl');
@@ -88,17 +88,24 @@ export function writeLongLog(home, id, cwd, total, { chunksPerTurn = 1000 } = {}
   // Whole turns only (a log that ends mid-turn would load as a turn still running); notices pad the end.
   while (total - seq >= 5) {
     const turnId = `turn_${++turn}`;
-    const tool = turn % 10 === 1 && total - seq >= 11;
+    // progressPerCall: every turn is one command printing that many lines (a tool-output-heavy log).
+    const lines = progressPerCall > 0 ? Math.max(1, Math.min(progressPerCall, total - seq - 11)) : 1;
+    const tool = (progressPerCall > 0 || turn % 10 === 1) && total - seq >= 10 + lines;
     push('turn_start', { turnId, text: `prompt ${turn}` });
     push('message', { turnId, message: { role: 'user', text: `prompt ${turn}` } });
     if (tool) {
       const callId = `call_${turn}`;
       push('tool_call_start', { turnId, callId, tool: 'bash', args: { command: 'ls' }, kind: 'execute', title: 'ls', locations: [] });
       push('tool_call_running', { callId });
-      push('tool_call_progress', { callId, stream: 'stdout', text: 'a\nb\n' });
-      push('tool_call_end', { callId, tool: 'bash', status: 'completed', output: 'a\nb\n', durationMs: 3, exitCode: 0 });
+      let output = '';
+      for (let i = 0; i < lines; i++) {
+        const text = progressPerCall > 0 ? `${callId} line ${i}: some build output of a realistic width\n` : 'a\nb\n';
+        output += text;
+        push('tool_call_progress', { callId, stream: 'stdout', text });
+      }
+      push('tool_call_end', { callId, tool: 'bash', status: 'completed', output, durationMs: 3, exitCode: 0 });
       push('message', { turnId, message: { role: 'assistant', text: '', toolCalls: [{ id: callId, name: 'bash', args: { command: 'ls' } }] } });
-      push('message', { turnId, message: { role: 'tool', results: [{ callId, name: 'bash', status: 'completed', output: 'a\nb\n' }] } });
+      push('message', { turnId, message: { role: 'tool', results: [{ callId, name: 'bash', status: 'completed', output }] } });
     }
     const room = Math.max(1, Math.min(chunksPerTurn, total - seq - 2));
     let text = '';

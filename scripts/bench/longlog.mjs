@@ -9,7 +9,9 @@
 //   catch up), and a reader that comes after the last one left; the longest /health answer
 //   while each starts (until its first frame and 1 s after) or catches up.
 // - session/load (ferret dialect, stdio, fresh process): request → answer (the whole history is
-//   replayed as notifications before it), the first notification, and the process's peak RSS.
+//   replayed as notifications before it), the first notification, and the process's peak RSS;
+//   and for a tool-output-heavy log (every turn a command with 500 lines of progress), over ACP
+//   v1 (what an editor does) and the ferret dialect.
 //   Floor (100k): a plain node process that reads the file, JSON.parses each line and writes a
 //   notification per line to its stdout pipe, timed the same way by the same client.
 import { spawn } from 'node:child_process';
@@ -104,17 +106,17 @@ async function sseOnce(home, ws, id, { lastEventId, caughtUpTo, again = false } 
   }
 }
 
-async function loadOnce(home, ws, id) {
+async function loadOnce(home, ws, id, { v1 = false } = {}) {
   const f = ferret(['--cwd', ws], home, { FERRET_LOG_LEVEL: 'warn' });
   try {
-    await f.call('initialize', {});
+    await f.call('initialize', v1 ? { protocolVersion: 1, clientCapabilities: {} } : {});
     let updates = 0;
     let first;
     const t0 = now();
     f.onUpdate = () => {
       if (updates++ === 0) first = now() - t0;
     };
-    await withTimeout(f.call('session/load', { sessionId: id }), 300_000, 'session/load');
+    await withTimeout(f.call('session/load', v1 ? { sessionId: id, cwd: ws, mcpServers: [] } : { sessionId: id }), 300_000, 'session/load');
     const ms = now() - t0;
     if (f.stderr.includes('damaged')) throw new Error(`the generated log did not validate: ${f.stderr.slice(-1000)}`);
     return { ms, first, updates, peakMB: memOf(f.child.pid).peakMB };
@@ -185,6 +187,20 @@ export async function run({ quick = false } = {}) {
       rows.push({ bench: 'long sessions', metric: `${k(total)}: session/load, peak RSS of the process`, value: peak, unit: 'MB', runs: reps, ...(big ? { target: '< 300 MB', met: peak < 300 } : {}) });
       removeDir(join(home, 'eventlog', `ferret-${id}`));
     }
+    // A tool-output-heavy log: every turn runs one command that prints 500 lines (its progress
+    // events), loaded by an editor (ACP v1) and by the ferret dialect.
+    const total = quick ? 100_000 : 1_000_000;
+    const id = `bench-long-tools-${k(total)}`;
+    writeLongLog(home, id, ws, total, { progressPerCall: 500 });
+    await prime(home, ws, id);
+    const big = total >= 1_000_000;
+    for (const v1 of [true, false]) {
+      const l = await loadOnce(home, ws, id, { v1 });
+      const who = v1 ? 'ACP v1' : 'ferret dialect';
+      rows.push({ bench: 'long sessions', metric: `${k(total)}, tool-output heavy (500 lines of progress per command): session/load, ${who} (${l.updates.toLocaleString('en')} replayed notifications, then the answer)`, value: l.ms, unit: 'ms', runs: 1, ...(big ? { target: '< 3 s', met: l.ms < 3000 } : {}) });
+      rows.push({ bench: 'long sessions', metric: `${k(total)}, tool-output heavy: session/load, ${who}, peak RSS of the process`, value: l.peakMB, unit: 'MB', runs: 1, ...(big ? { target: '< 300 MB', met: l.peakMB < 300 } : {}) });
+    }
+    removeDir(join(home, 'eventlog', `ferret-${id}`));
   } finally {
     removeDir(home);
     removeDir(ws);

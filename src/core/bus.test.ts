@@ -195,4 +195,17 @@ describe('EventBus', () => {
       sub();
     }
   });
+
+  it("a history replay from memory leaves out a command's progress its tool_call_end repeats, and never live progress", async () => {
+    const progress = (seq: number, callId: string): SessionEvent => ({ seq, sessionId: 's1', ts: seq, type: 'tool_call_progress', data: { callId, stream: 'stdout', text: `p${seq}` } });
+    const end = (seq: number, callId: string): SessionEvent => ({ seq, sessionId: 's1', ts: seq, type: 'tool_call_end', data: { callId, tool: 'bash', status: 'completed', output: 'all', durationMs: 1 } });
+    const bus = new EventBus(() => chunked([]), 16);
+    for (const e of [ev(1), progress(2, 'a'), progress(3, 'b'), end(4, 'a'), progress(5, 'b')]) bus.publish(e);
+    const got: SessionEvent[] = [];
+    const sub = bus.subscribe((e) => got.push(e), 0, { omitRepeatedChunks: true });
+    await sub.caughtUp;
+    for (const e of [progress(6, 'b'), end(7, 'b')]) bus.publish(e);
+    expect(seqs(got)).toEqual([1, 3, 4, 5, 6, 7]);
+    sub();
+  });
 });

@@ -29,14 +29,19 @@ export interface Subscription {
 /** Reads the durable log after a seq, in chunks (flushing what is queued first). */
 export type ReadOlder = (afterSeq: number, opts?: { omitRepeatedChunksUpTo?: number }) => AsyncIterable<{ events: SessionEvent[] }>;
 
-/** For each event: a message_chunk whose run of chunks an assistant `message` ends (so it repeats them). */
+/** For each event: a message_chunk whose run an assistant `message` ends, or a tool_call_progress whose call ends later (its tool_call_end carries the whole output): each is repeated. */
 function repeatedChunks(events: SessionEvent[]): boolean[] {
   const out = new Array<boolean>(events.length).fill(false);
   let endsInMessage = false;
+  const ended = new Set<string>(); // calls whose tool_call_end (it carries the whole output) comes later
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
     if (e.type === 'message_chunk') out[i] = endsInMessage;
-    else endsInMessage = e.type === 'message' && e.data.message.role === 'assistant';
+    else {
+      endsInMessage = e.type === 'message' && e.data.message.role === 'assistant';
+      if (e.type === 'tool_call_end') ended.add(e.data.callId);
+      else if (e.type === 'tool_call_progress') out[i] = ended.has(e.data.callId);
+    }
   }
   return out;
 }

@@ -19,7 +19,8 @@ export type ProviderFactory = (modelId: string, cwd: string) => ModelProvider | 
 export function createModelResolver(factories: ProviderFactory[] = []): ModelResolver {
   return {
     resolve(modelId, cwd) {
-      if (modelId === NO_MODEL) throw new FerretError('model_unavailable', HOW_TO_CONFIGURE_A_MODEL);
+      // No model and no key: what the person must do is give credentials (ACP clients show their sign-in).
+      if (modelId === NO_MODEL) throw new FerretError('auth_required', HOW_TO_CONFIGURE_A_MODEL);
       if (modelId.startsWith('scripted:')) return new ScriptedProvider(modelId, modelId.slice('scripted:'.length), cwd);
       for (const f of factories) {
         const p = f(modelId, cwd);

@@ -68,4 +68,41 @@ describe('the event log on disk', () => {
     expect(out.map((e) => e.seq)).toEqual([1, 4, 5, 6, 8, 9, 10, 11]);
     expect(scan.lastSeq).toBe(11);
   });
+
+  it("a history read leaves out a command's progress its tool_call_end repeats, keeping order, and keeps the progress of a call that does not end", () => {
+    const ev = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, sessionId: 's', ts: 1, type, data });
+    const progress = (seq: number, callId: string) => ev(seq, 'tool_call_progress', { callId, stream: 'stdout', text: `out ${seq}\n` });
+    const end = (seq: number, callId: string) => ev(seq, 'tool_call_end', { callId, tool: 'bash', status: 'completed', output: 'all of it "callId":"x"', durationMs: 1 });
+    const lines = [
+      ev(1, 'tool_call_start', { turnId: 't', callId: 'a', tool: 'bash', args: {}, kind: 'execute', title: 'a', locations: [] }),
+      progress(2, 'a'),
+      progress(3, 'b'), // two commands at once
+      ev(4, 'notice', { level: 'info', text: 'between' }), // kept, in its place
+      progress(5, 'a'),
+      end(6, 'a'),
+      progress(7, 'b'),
+      end(8, 'b'),
+      progress(9, 'c'), // never ends (the read stops here, as in a live turn)
+      ev(10, 'notice', { level: 'info', text: 'after' }),
+      progress(11, 'd'), // past omitUpTo: kept
+      end(12, 'd'),
+    ];
+    const text = lines.join('\n') + '\n';
+    for (const piece of [29, 4096]) {
+      const scan = new LineScanner({ seq: 0, at: 0 }, 0, false, 10);
+      const out: SessionEvent[] = [];
+      const buf = Buffer.from(text);
+      for (let i = 0; i < buf.length; i += piece) scan.feed(buf.subarray(i, i + piece), out);
+      scan.finish(out);
+      expect(out.map((e) => e.seq)).toEqual([1, 4, 6, 8, 9, 10, 11, 12]);
+      expect(scan.lastSeq).toBe(12);
+      expect(scan.firstSeq).toBe(1);
+    }
+    // Without the history option every line is read.
+    const all = new LineScanner({ seq: 0, at: 0 }, 0, false, 0);
+    const out: SessionEvent[] = [];
+    all.feed(Buffer.from(text), out);
+    all.finish(out);
+    expect(out).toHaveLength(12);
+  });
 });

@@ -100,6 +100,22 @@ export class EventLogWriter {
 const CHUNK_MARK = ',"type":"message_chunk","data":{';
 const MESSAGE_MARK = ',"type":"message","data":{';
 const ASSISTANT_MARK = '"message":{"role":"assistant"';
+const PROGRESS_MARK = ',"type":"tool_call_progress","data":{';
+const END_MARK = ',"type":"tool_call_end","data":{';
+/** A history's progress window flushes in order past this much (a call that never ends). */
+const WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** The callId of a line of type `mark`, read without parsing it (a key's quotes cannot occur unescaped in a string). */
+function callIdOf(line: string, mark: string): string | undefined {
+  const at = line.indexOf(mark);
+  if (at < 0 || !line.startsWith('{"seq":')) return undefined;
+  const key = line.indexOf('"callId":"', at);
+  if (key < 0) return undefined;
+  const from = key + 10;
+  const to = line.indexOf('"', from);
+  const id = to < 0 ? '' : line.slice(from, to);
+  return id === '' || id.includes('\\') ? undefined : id;
+}
 
 let known: Set<string> | undefined;
 /** The event types of the union, for the shape check of a replay. */
@@ -141,6 +157,14 @@ export class LineScanner {
 
   /** Lines of chunks held back: dropped if a `message` comes next, else parsed and handed out first. */
   private held: string[] = [];
+  /**
+   * From a held tool_call_progress line on, every line waits here, in order: a call's progress is
+   * dropped when its tool_call_end (which carries the whole output) comes; the rest goes out once
+   * no held call is open (or past WINDOW_BYTES), so a history never shows a command's output twice.
+   */
+  private window: { line: string; callId?: string }[] = [];
+  private windowBytes = 0;
+  private readonly openCalls = new Set<string>();
 
   constructor(
     start: LogMark,
@@ -170,6 +194,7 @@ export class LineScanner {
   /** At the end of the file: what is left is a torn line, or a whole event that lost its newline. */
   finish(out: SessionEvent[]): void {
     this.release(out); // a turn cut off mid-stream: its chunks are all there is
+    this.flushWindow(out);
     if (!this.carry || this.carry.length === 0) return;
     this.openTail = true;
     const text = this.carry.toString('utf8');
@@ -189,8 +214,44 @@ export class LineScanner {
         if (line.includes(MESSAGE_MARK) && line.includes(ASSISTANT_MARK)) this.drop();
         else this.release(out);
       }
+      return this.pass(line, out);
     }
+    this.flushWindow(out);
     this.parse(line, out, last);
+  }
+
+  /** A history line after the chunk check: through the progress window (see `window`). */
+  private pass(line: string, out: SessionEvent[]): void {
+    const progress = callIdOf(line, PROGRESS_MARK);
+    if (progress !== undefined) {
+      const seq = Number.parseInt(line.slice(7, 23), 10);
+      if (seq > this.after && seq <= this.omitUpTo) {
+        this.firstSeq ??= seq;
+        this.openCalls.add(progress);
+        this.window.push({ line, callId: progress });
+        this.windowBytes += line.length;
+        return;
+      }
+    }
+    if (this.window.length === 0) return this.parse(line, out, false);
+    const ended = callIdOf(line, END_MARK);
+    if (ended !== undefined && this.openCalls.delete(ended)) {
+      // Its progress lines still count as read: the end line that follows them sets lastSeq.
+      this.window = this.window.filter((w) => w.callId !== ended);
+      this.windowBytes = this.window.reduce((n, w) => n + w.line.length, 0);
+    }
+    this.window.push({ line });
+    this.windowBytes += line.length;
+    if (this.openCalls.size === 0 || this.windowBytes > WINDOW_BYTES) this.flushWindow(out);
+  }
+
+  private flushWindow(out: SessionEvent[]): void {
+    if (this.window.length === 0) return;
+    const lines = this.window;
+    this.window = [];
+    this.windowBytes = 0;
+    this.openCalls.clear();
+    for (const w of lines) this.parse(w.line, out, false);
   }
 
   /** The held chunks are repeated by the message that follows: leave them out (their seqs still count). */
@@ -205,7 +266,7 @@ export class LineScanner {
   private release(out: SessionEvent[]): void {
     const held = this.held;
     this.held = [];
-    for (const l of held) this.parse(l, out, false);
+    for (const l of held) this.pass(l, out);
   }
 
   private parse(line: string, out: SessionEvent[], last: boolean): void {

@@ -127,6 +127,52 @@ describe('acp-http-client at /acp/{name}', () => {
     expect(existsSync(join(env.ws, 'never'))).toBe(false);
   }, 40_000);
 
+  it("a prompt's answer reaches the stdio editor before the next turn's updates; a prompt queued by a client that leaves is withdrawn, never run", async () => {
+    const model = writeScript(env.ws, 'model.json', {
+      responses: [
+        { chunks: ['A1 ', 'A2'], delayMs: 50 },
+        { chunks: ['B1'] },
+        { toolCalls: [{ name: 'bash', arguments: { command: 'sleep 1' } }] },
+        { chunks: ['slept'] },
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'ghost.txt', content: 'should never be written\n' } }] },
+      ],
+    });
+    const ed = start(['--model', `scripted:${model}`, '--approval', 'full-auto', '--http', '--port', '0'], { FERRET_LOG_LEVEL: 'info' });
+    const url = await ed.httpUrl();
+    await ed.initialize();
+    const { sessionId } = await ed.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
+    const joinAs = async (name: string) => {
+      expect((await api(url, 'POST', `/acp/${name}`, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })).status).toBe(200);
+      expect((await api(url, 'POST', `/acp/${name}`, { jsonrpc: '2.0', id: 2, method: 'session/load', params: { sessionId, cwd: env.ws, mcpServers: [] } })).status).toBe(200);
+    };
+    const prompt = (name: string, text: string) => api(url, 'POST', `/acp/${name}`, { jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text }] } });
+    await joinAs('b');
+    const a = ed.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'from A' }] });
+    await ed.waitFor((m) => m['params']?.update?.content?.text === 'A1 ');
+    const b = prompt('b', 'from B'); // waits for A's turn
+    expect((await a).stopReason).toBe('end_turn');
+    expect((await b).body).toMatchObject({ result: { stopReason: 'end_turn' } });
+    await ed.waitFor((m) => m['params']?.update?.content?.text === 'B1');
+    const answerAt = ed.inbound.findIndex((m) => m['result']?.stopReason === 'end_turn');
+    const bAt = ed.inbound.findIndex((m) => m['params']?.update?.sessionUpdate === 'user_message_chunk' && m['params'].update.content.text === 'from B');
+    expect(answerAt).toBeGreaterThan(-1);
+    expect(bAt).toBeGreaterThan(answerAt);
+
+    // C queues a prompt behind the editor's `sleep 1`, then leaves: its prompt is withdrawn.
+    await joinAs('c');
+    const sleeping = ed.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'sleep' }] });
+    await ed.waitFor((m) => m['params']?.update?.status === 'in_progress');
+    const c = prompt('c', 'from C');
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await api(url, 'DELETE', '/acp/c')).status).toBe(204);
+    expect((await c).status).toBe(404);
+    expect((await sleeping).stopReason).toBe('end_turn');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(ed.inbound.some((m) => m['params']?.update?.content?.text === 'from C')).toBe(false);
+    expect(existsSync(join(env.ws, 'ghost.txt'))).toBe(false);
+    expect((await api(url, 'GET', `/session/${sessionId}`)).body).toMatchObject({ status: 'idle' });
+  });
+
   it('the wire: the token and Host checks, a POST answered in its body with no stream open, replay by Last-Event-ID, DELETE, bad input named', async () => {
     const token = 'test-token-' + Math.random().toString(36).slice(2);
     const model = writeScript(env.ws, 'model.json', { responses: [{ chunks: ['authorised'] }, { chunks: ['again'] }] });
@@ -175,8 +221,17 @@ describe('acp-http-client at /acp/{name}', () => {
     expect(badName.status).toBe(404);
     expect(JSON.stringify(badName.body)).toContain('1-128 letters');
     expect((await api(url, 'POST', '/acp/wire', [init], token)).status).toBe(400);
+    // A name never initialized here (a restart, another server behind a balancer) is refused.
+    const stranger = await api(url, 'POST', '/acp/never-seen', { jsonrpc: '2.0', id: 9, method: 'session/new', params: { cwd: env.ws, mcpServers: [] } }, token);
+    expect(stranger.status).toBe(404);
+    expect(JSON.stringify(stranger.body)).toContain('send initialize first');
     const bad = await api(url, 'POST', '/acp/wire', { jsonrpc: '2.0', id: 5, method: 'session/prompt', params: { sessionId: 42 } }, token);
     expect(bad.body['error'].code).toBe(-32602);
+    // Another client on a name whose stream is open (no Last-Event-ID: not a reconnect) is refused.
+    const reader = new SseClient(url, '/acp/wire', { token, lastEventId: '100000' });
+    expect(await reader.opened).toBe(200);
+    expect((await api(url, 'GET', '/acp/wire', undefined, token, { accept: 'text/event-stream' })).status).toBe(409);
+    reader.close();
     expect((await api(url, 'DELETE', '/acp/wire', undefined, token)).status).toBe(204);
     expect((await api(url, 'DELETE', '/acp/wire', undefined, token)).status).toBe(404);
     expect((await api(url, 'GET', `/session/${sid}`, undefined, token)).body).toMatchObject({ sessionId: sid });

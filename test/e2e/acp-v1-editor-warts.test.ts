@@ -125,6 +125,8 @@ describe('ACP v1 as Zed sees it: the whole flow without a wart', () => {
     // `/mode plan`, then `/status` answers with the status text.
     expect((await c.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: '/mode plan' }] })).stopReason).toBe('end_turn');
     expect(current(lastConfig(c.of(sid)), 'mode')).toBe('plan');
+    // A bad argument is the caller's mistake: invalid params, naming the choices.
+    await expect(c.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: '/approval bogus' }] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('is not one of suggest, auto, full-auto') });
     const mark = c.of(sid).length;
     expect((await c.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: '/status' }] })).stopReason).toBe('end_turn');
     const status = textOf(c.of(sid).slice(mark));
@@ -222,6 +224,13 @@ describe('ACP v1 as Zed sees it: the whole flow without a wart', () => {
     );
     expect(err).toMatchObject({ code: -32000 });
     expect(err!.message).toContain('OPENAI_API_KEY');
+  });
+
+  it('with no model and no key at all (a first run), a prompt fails with -32000 saying what to set', async () => {
+    const c = start([], { OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, FERRET_MODEL: undefined });
+    await c.initialize(ZED_CAPS);
+    const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
+    await expect(c.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('No model is configured') });
   });
 
   it('_ferret/* notifications reach only a client that lists them', async () => {

@@ -6,6 +6,8 @@ export interface Channel {
   send(message: unknown): void;
   /** Resolves once what was sent has been handed on. */
   drain(): Promise<void>;
+  /** Sends one message in a write of its own, a gap after the ones before it (order kept); channels of one ordered stream need not. */
+  sendApart?(message: unknown, gapMs: number): void;
   /** Bytes sent but not yet handed to the OS (0 when the channel cannot tell). */
   backlog?(): number;
 }

@@ -29,12 +29,14 @@ let nextConnection = 1;
 /** A replay waits for the client once this much is queued for it. */
 const BACKLOG_BYTES = 1024 * 1024;
 /**
- * A prompt's answer goes out this long after the turn's last update, in a write of its own. Some
- * clients race the answer against their update queue and drop what is still queued when the
- * answer arrives in the same read (acp-factory's prompt() does); a separate, later read lets
- * them hand every update on first. A few ms at the end of a turn is not visible to a person.
+ * A prompt's answer goes out this long after the turn's last update, in a write of its own (what
+ * follows waits behind it, so nothing is reordered). Some clients race the answer against their
+ * update queue and drop what is still queued when both arrive in one read (acp-factory's
+ * prompt() does); read apart, every update is handed on first. 10 ms at a turn's end is not
+ * something a person sees; on a machine too loaded to schedule the client within it, acp-factory
+ * can still lose the last update (its race, not ferret's order).
  */
-const PROMPT_ANSWER_GAP_MS = 5;
+const PROMPT_ANSWER_GAP_MS = 10;
 
 /**
  * One ACP connection over a line channel. It frames, classifies and answers JSON-RPC;
@@ -157,11 +159,9 @@ export class AcpConnection {
     try {
       await this.preload(params); // the same number of steps as a notification's (see onLine): order is kept
       const result = method === 'initialize' ? await this.initialize(params) : await this.dialect.request(method, params);
-      if (method === 'session/prompt') {
-        await this.channel.drain();
-        await new Promise((resolve) => setTimeout(resolve, PROMPT_ANSWER_GAP_MS));
-      }
-      this.channel.send({ jsonrpc: '2.0', id, result: result ?? {} });
+      const answer = { jsonrpc: '2.0', id, result: result ?? {} };
+      if (method === 'session/prompt' && this.channel.sendApart) this.channel.sendApart(answer, PROMPT_ANSWER_GAP_MS);
+      else this.channel.send(answer);
     } catch (err) {
       const e = toRpcError(err);
       if (e.code === -32603) this.ctx.logger.error({ err, method }, 'request failed');

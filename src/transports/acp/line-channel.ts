@@ -14,6 +14,8 @@ export class LineChannel implements Channel {
   private queuedBytes = 0;
   private scheduled = false;
   private closedOut = false;
+  /** While set, output waits (sendApart's gap); order is kept. */
+  private hold: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly input: Readable,
@@ -74,6 +76,7 @@ export class LineChannel implements Channel {
     const line = JSON.stringify(message) + '\n';
     this.queue.push(line);
     this.queuedBytes += line.length;
+    if (this.hold) return; // goes out when the gap ends
     // A long synchronous burst goes out in 64 KiB writes instead of waiting for the next tick.
     if (this.queuedBytes >= FLUSH_BYTES) return this.flush();
     if (!this.scheduled) {
@@ -82,9 +85,28 @@ export class LineChannel implements Channel {
     }
   }
 
+  /**
+   * Sends `message` in a write of its own, `gapMs` after everything queued before it (written
+   * now); what is sent meanwhile follows it, in order. A client that reads the two apart has
+   * handled the earlier messages before this one arrives.
+   */
+  sendApart(message: unknown, gapMs: number): void {
+    if (this.closedOut) return;
+    if (!this.hold) {
+      this.flush();
+      this.hold = setTimeout(() => {
+        this.hold = undefined;
+        this.flush();
+      }, gapMs);
+    }
+    const line = JSON.stringify(message) + '\n';
+    this.queue.push(line);
+    this.queuedBytes += line.length;
+  }
+
   flush(): void {
     this.scheduled = false;
-    if (this.queue.length === 0 || this.closedOut) return;
+    if (this.hold || this.queue.length === 0 || this.closedOut) return;
     const chunk = this.queue.join('');
     this.queue = [];
     this.queuedBytes = 0;
@@ -95,13 +117,18 @@ export class LineChannel implements Channel {
     return this.queuedBytes + this.output.writableLength;
   }
 
-  /** Resolves when everything queued has been handed to the OS. */
+  /** Resolves when everything queued (a gap's too) has been handed to the OS. */
   drain(): Promise<void> {
+    clearTimeout(this.hold);
+    this.hold = undefined;
     this.flush();
     return new Promise((resolve) => {
       if (this.closedOut || this.output.writableLength === 0) return resolve();
-      this.output.once('drain', () => resolve());
-      this.output.once('error', () => resolve());
+      const done = () => {
+        this.output.off('drain', done).off('error', done);
+        resolve();
+      };
+      this.output.on('drain', done).on('error', done);
     });
   }
 }

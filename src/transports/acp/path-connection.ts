@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { Channel } from './channel.js';
 
 /** Messages kept for a reader that reconnects with Last-Event-ID (and for one not yet attached). */
-const REPLAY_MESSAGES = 4096;
-const REPLAY_BYTES = 16 * 1024 * 1024;
+const REPLAY_MESSAGES = 1024;
+const REPLAY_BYTES = 2 * 1024 * 1024;
 /** An SSE comment this often keeps proxies and the client's own timers from cutting a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 
@@ -39,6 +39,8 @@ export class PathConnection implements Channel {
   /** POSTed requests waiting for their answer, by JSON id. */
   private readonly waiting = new Map<string, ServerResponse>();
   private closed = false;
+  /** The client has sent initialize: until then only initialize is taken (a stray name is not a connection). */
+  initialized = false;
   private flushed: Promise<void> = Promise.resolve();
   lastActive = Date.now();
 
@@ -56,6 +58,11 @@ export class PathConnection implements Channel {
   /** Nobody is reading or waiting: the connection may be let go once it has been quiet a while. */
   get idle(): boolean {
     return this.reader === undefined && this.waiting.size === 0;
+  }
+
+  /** A reader is attached and its socket still open. */
+  get reading(): boolean {
+    return this.reader !== undefined && !this.reader.destroyed;
   }
 
   /** A request id already waiting on another POST (JSON-RPC ids must be unique while in flight). */
@@ -101,10 +108,10 @@ export class PathConnection implements Channel {
     return this.reader?.writableLength ?? 0;
   }
 
-  /** A GET: this reader replaces any earlier one and first gets what it missed. */
+  /** A GET: this reader replaces any earlier one (a reconnect: that one is dead to its client) and first gets what it missed. */
   attach(res: ServerResponse, lastEventId: number | undefined): void {
     this.lastActive = Date.now();
-    this.detach();
+    this.detach(true);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.write(': ferret acp stream\n\n');
     this.reader = res;
@@ -123,7 +130,7 @@ export class PathConnection implements Channel {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.detach();
+    this.detach(false);
     for (const res of this.waiting.values()) {
       res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'the ACP connection was closed', status: 404 }));
     }
@@ -131,10 +138,19 @@ export class PathConnection implements Channel {
     this.onClosed?.();
   }
 
-  private detach(): void {
+  /**
+   * Lets the reader go: ended (a replaced one destroyed at once, so a stalled socket cannot keep
+   * its writes, and what waits on them, pending; an ended one is destroyed if it does not finish).
+   */
+  private detach(replaced: boolean): void {
     clearInterval(this.keepalive);
-    this.reader?.end();
+    const r = this.reader;
     this.reader = undefined;
+    this.flushed = Promise.resolve();
+    if (!r) return;
+    if (replaced) return void r.destroy();
+    r.end();
+    setTimeout(() => r.destroy(), 1000).unref();
   }
 
   private enqueue(text: string): void {

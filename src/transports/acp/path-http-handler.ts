@@ -55,13 +55,13 @@ const readBody = (req: IncomingMessage, limit: number): Promise<string | undefin
  */
 export function createAcpPathHandler(opts: PathHandlerOptions): AcpHttpHandler {
   const conns = new Map<string, PathConnection>();
-  const maxConnections = opts.maxConnections ?? 256;
+  const maxConnections = opts.maxConnections ?? 128;
   const idleMs = opts.idleMs ?? 10 * 60_000;
   const running = new Set<Promise<void>>();
 
   const open = (id: string): PathConnection | undefined => {
     const known = conns.get(id);
-    if (known) return known;
+    if (known && !known.isClosed) return known;
     if (conns.size >= maxConnections) return undefined;
     const conn = new PathConnection(id);
     conns.set(id, conn);
@@ -90,8 +90,14 @@ export function createAcpPathHandler(opts: PathHandlerOptions): AcpHttpHandler {
       return problem(res, 400, 'the body is not JSON');
     }
     if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return problem(res, 400, 'the body must be one JSON-RPC message (an object)');
+    // Only initialize starts a connection: a name this server has not seen initialized (a restart,
+    // a balancer that sent the client elsewhere) is refused rather than spoken to in another dialect.
+    const init = (msg as { method?: unknown }).method === 'initialize';
+    const known = conns.get(id);
+    if (!init && !(known && !known.isClosed && known.initialized)) return problem(res, 404, `no ACP connection ${id} on this server: send initialize first`);
     const conn = open(id);
     if (!conn) return problem(res, 503, `too many ACP connections (${maxConnections}); DELETE one you no longer use`);
+    if (init) conn.initialized = true;
     const key = requestKey(msg);
     if (key !== undefined && conn.isWaiting(key)) return problem(res, 409, `request id ${key} is already in flight on this connection`);
     if (key === undefined) res.writeHead(202).end();
@@ -116,7 +122,10 @@ export function createAcpPathHandler(opts: PathHandlerOptions): AcpHttpHandler {
           if (!String(req.headers.accept ?? '').includes('text/event-stream')) return problem(res, 406, 'GET needs Accept: text/event-stream');
           const conn = open(id);
           if (!conn) return problem(res, 503, `too many ACP connections (${maxConnections})`);
-          const last = Number(req.headers['last-event-id']);
+          const raw = req.headers['last-event-id'];
+          const last = Number(raw);
+          // A second stream without Last-Event-ID while the first is open is another client on the same name.
+          if (raw === undefined && conn.reading) return problem(res, 409, `ACP connection ${id} already has a reader: pick a name of your own (a random one)`);
           return conn.attach(res, Number.isSafeInteger(last) && last >= 0 ? last : undefined);
         }
         case 'DELETE': {

@@ -186,7 +186,9 @@ class AcpV1Dialect implements Dialect {
       throw new RpcError(ACP_AUTH_REQUIRED, r.error ?? 'authentication required', { authMethods: authMethods(this.ctx.manager).map((m) => m.id), [META_NS]: { turnId: r.turnId } });
     }
     if (r.stopReason === 'error') {
-      throw new RpcError(JSONRPC_INTERNAL_ERROR, r.error ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error' } });
+      // A bad slash command argument is the caller's (-32602); what failed inside the turn is -32603.
+      const code = r.errorCode === 'invalid_params' || r.errorCode === 'model_unavailable' ? JSONRPC_INVALID_PARAMS : JSONRPC_INTERNAL_ERROR;
+      throw new RpcError(code, r.error ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error', ...(r.errorCode ? { code: r.errorCode } : {}) } });
     }
     return { stopReason: STOP[r.stopReason], _meta: { [META_NS]: { turnId: r.turnId } } };
   }

@@ -154,8 +154,13 @@ export class SessionLink {
     }
   }
 
-  /** Detaches: stops the stream, gives the file seam back, closes this client's MCP servers. */
+  /**
+   * Detaches: stops the stream, gives the file seam back, closes this client's MCP servers. A
+   * prompt still waiting for its turn is withdrawn (its client is gone: nobody would see it run);
+   * a turn it already started runs on, as a closed stdin never stops a turn.
+   */
   close(): void {
+    this.waiting?.abort();
     this.off?.();
     this.off = undefined;
     for (const q of this.questions.values()) q.abort();

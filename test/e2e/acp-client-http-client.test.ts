@@ -231,6 +231,7 @@ describe('acp-http-client at /acp/{name}', () => {
     const reader = new SseClient(url, '/acp/wire', { token, lastEventId: '100000' });
     expect(await reader.opened).toBe(200);
     expect((await api(url, 'GET', '/acp/wire', undefined, token, { accept: 'text/event-stream' })).status).toBe(409);
+    expect((await api(url, 'POST', '/acp/wire', init, token)).status).toBe(409);
     reader.close();
     expect((await api(url, 'DELETE', '/acp/wire', undefined, token)).status).toBe(204);
     expect((await api(url, 'DELETE', '/acp/wire', undefined, token)).status).toBe(404);

@@ -95,6 +95,8 @@ export function createAcpPathHandler(opts: PathHandlerOptions): AcpHttpHandler {
     const init = (msg as { method?: unknown }).method === 'initialize';
     const known = conns.get(id);
     if (!init && !(known && !known.isClosed && known.initialized)) return problem(res, 404, `no ACP connection ${id} on this server: send initialize first`);
+    // Initialize again on a name whose client still reads its stream: another client took the name.
+    if (init && known?.initialized && known.reading) return problem(res, 409, `ACP connection ${id} is in use by another client: pick a name of your own (a random one)`);
     const conn = open(id);
     if (!conn) return problem(res, 503, `too many ACP connections (${maxConnections}); DELETE one you no longer use`);
     if (init) conn.initialized = true;

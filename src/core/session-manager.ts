@@ -42,7 +42,8 @@ const NO_WRITER = 'none (no server writes it now)';
 /** Why a loaded log's last turn has no end: whoever ran it stopped first. */
 const INTERRUPTED = 'the ferret server that ran it stopped before the turn ended';
 
-export const DEFAULT_LIMITS: SessionLimits = { idleMs: 10 * 60_000, maxLive: 256 };
+// maxLive: a thousand sessions at work at once stay in memory (~16 KB each idle; their files are pooled).
+export const DEFAULT_LIMITS: SessionLimits = { idleMs: 10 * 60_000, maxLive: 1024 };
 /** Past maxLive, only sessions idle this long are let go (the ones just made or used stay a moment). */
 const LRU_GRACE_MS = 3000;
 

@@ -112,11 +112,15 @@ interface Guard {
  */
 function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
   const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p) || isEmptyFolder(p));
-  const candidates = [...rootRunPaths(ws), ...repoTargets(ws).map((t) => t.path)];
+  const roots = rootRunPaths(ws);
+  const candidates = [...roots, ...repoTargets(ws).map((t) => t.path)];
   if (scan) candidates.push(...nestedGitPaths(scan));
+  // The scan just looked at every root name (in this tick's run-up to the spawn): no second lstat each.
+  const scanned = scan && scan.workspace === ws ? new Set(roots) : undefined;
+  const present = (c: string) => (scanned?.has(c) ? scan!.roots.has(c) : exists(c));
   const found: string[] = [];
   for (const c of candidates) {
-    if (!exists(c) || placeholders.includes(c)) continue;
+    if (!present(c) || placeholders.includes(c)) continue;
     let real: string;
     try {
       real = realpathSync(c);

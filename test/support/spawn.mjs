@@ -38,8 +38,11 @@ export function exited(child) {
   return p;
 }
 
-/** Spawns `node CHIMERA ferret serve ...args` (FERRET_LOG_LEVEL=warn unless env says otherwise), tracked. */
-export function spawnFerret(args, { env = {}, cwd, stdio = ['pipe', 'pipe', 'pipe'], bin = CHIMERA } = {}) {
+/**
+ * Spawns `node CHIMERA ferret serve ...args` (FERRET_LOG_LEVEL=warn unless env says otherwise), tracked.
+ * `bin`: the CLI to run (FERRET_PROFILE_BIN: a wrapper that profiles it, for a bench investigation).
+ */
+export function spawnFerret(args, { env = {}, cwd, stdio = ['pipe', 'pipe', 'pipe'], bin = process.env.FERRET_PROFILE_BIN || CHIMERA } = {}) {
   return track(
     spawn(process.execPath, [bin, 'ferret', 'serve', ...args], {
       cwd,

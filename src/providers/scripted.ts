@@ -35,7 +35,7 @@ const MAX_SCRIPT_BYTES = 16 * 1024 * 1024;
  * Reads a scripted file without ever blocking or reading without bound: opened non-blocking (a
  * FIFO cannot hold the event loop), only a regular file is read, and at most MAX_SCRIPT_BYTES.
  */
-function readScript(path: string): string {
+function readScript(path: string, unchanged: (sig: string) => boolean): { text?: string; sig: string } {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
@@ -46,6 +46,8 @@ function readScript(path: string): string {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new FerretError('invalid_params', `scripted model file ${path}: not a regular file`, { field: 'model' });
     if (st.size > MAX_SCRIPT_BYTES) throw new FerretError('invalid_params', `scripted model file ${path}: larger than ${MAX_SCRIPT_BYTES} bytes`, { field: 'model' });
+    const sig = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    if (unchanged(sig)) return { sig };
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
@@ -62,15 +64,28 @@ function readScript(path: string): string {
       if (total > MAX_SCRIPT_BYTES) throw new FerretError('invalid_params', `scripted model file ${path}: larger than ${MAX_SCRIPT_BYTES} bytes`, { field: 'model' });
       chunks.push(buf.subarray(0, n));
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return { text: Buffer.concat(chunks).toString('utf8'), sig };
   } finally {
     closeSync(fd);
   }
 }
 
+/** Parsed files by path, with the stat they were read at: a turn re-reads only a file that changed. */
+const parsedFiles = new Map<string, { sig: string; file: ScriptedFile }>();
+const PARSED_FILES_KEPT = 256;
+
 export function loadScriptedFile(path: string): ScriptedFile {
+  const known = parsedFiles.get(path);
+  const { text, sig } = readScript(path, (sig) => known?.sig === sig);
+  if (text === undefined && known) return known.file;
+  const file = parseScript(path, text ?? '');
+  if (parsedFiles.size >= PARSED_FILES_KEPT) parsedFiles.delete(parsedFiles.keys().next().value!);
+  parsedFiles.set(path, { sig, file });
+  return file;
+}
+
+function parseScript(path: string, text: string): ScriptedFile {
   let raw: unknown;
-  const text = readScript(path);
   try {
     raw = JSON.parse(text);
   } catch (err) {

@@ -198,7 +198,7 @@ describe('EventBus', () => {
 
   it("a history replay from memory leaves out a command's progress its tool_call_end repeats, and never live progress", async () => {
     const progress = (seq: number, callId: string): SessionEvent => ({ seq, sessionId: 's1', ts: seq, type: 'tool_call_progress', data: { callId, stream: 'stdout', text: `p${seq}` } });
-    const end = (seq: number, callId: string): SessionEvent => ({ seq, sessionId: 's1', ts: seq, type: 'tool_call_end', data: { callId, tool: 'bash', status: 'completed', output: 'all', durationMs: 1 } });
+    const end = (seq: number, callId: string): SessionEvent => ({ seq, sessionId: 's1', ts: seq, type: 'tool_call_end', data: { callId, tool: 'bash', status: 'completed', output: 'all', durationMs: 1, exitCode: 0 } });
     const bus = new EventBus(() => chunked([]), 16);
     for (const e of [ev(1), progress(2, 'a'), progress(3, 'b'), end(4, 'a'), progress(5, 'b')]) bus.publish(e);
     const got: SessionEvent[] = [];

@@ -39,7 +39,8 @@ function repeatedChunks(events: SessionEvent[]): boolean[] {
     if (e.type === 'message_chunk') out[i] = endsInMessage;
     else {
       endsInMessage = e.type === 'message' && e.data.message.role === 'assistant';
-      if (e.type === 'tool_call_end') ended.add(e.data.callId);
+      // Only an end that came from an exit carries the whole output (not an interruption or a tool failure).
+      if (e.type === 'tool_call_end' && typeof e.data.exitCode === 'number') ended.add(e.data.callId);
       else if (e.type === 'tool_call_progress') out[i] = ended.has(e.data.callId);
     }
   }

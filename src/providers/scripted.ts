@@ -72,13 +72,17 @@ function readScript(path: string, unchanged: (sig: string) => boolean): { text?:
 
 /** Parsed files by path, with the stat they were read at: a turn re-reads only a file that changed. */
 const parsedFiles = new Map<string, { sig: string; file: ScriptedFile }>();
-const PARSED_FILES_KEPT = 256;
+const PARSED_FILES_KEPT = 64;
+/** Larger files are parsed each turn, as before: the cache stays small whatever paths a client names. */
+const PARSED_FILE_MAX_BYTES = 1024 * 1024;
 
 export function loadScriptedFile(path: string): ScriptedFile {
   const known = parsedFiles.get(path);
   const { text, sig } = readScript(path, (sig) => known?.sig === sig);
   if (text === undefined && known) return known.file;
-  const file = parseScript(path, text ?? '');
+  const body = text ?? '';
+  const file = parseScript(path, body);
+  if (body.length > PARSED_FILE_MAX_BYTES) return file;
   if (parsedFiles.size >= PARSED_FILES_KEPT) parsedFiles.delete(parsedFiles.keys().next().value!);
   parsedFiles.set(path, { sig, file });
   return file;

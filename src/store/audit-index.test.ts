@@ -52,6 +52,25 @@ describe('the audit log index', () => {
     expect(c.lookup('/ws', 'bash', 'make deploy', 'workspace-write')).toBe('never');
   });
 
+  it("a lookup in the middle of prepare() (the warm-up reads in chunks that yield) loses no later decision", async () => {
+    for (let round = 0; round < 6; round++) {
+      const file = fresh();
+      const w = new AuditLog(file);
+      for (let i = 0; i < 30_000; i++) w.append(entry({ key: `cat f${i}` })); // ~4 MB: several chunks
+      w.flush();
+      const r = new AuditLog(file);
+      const preparing = r.prepare();
+      for (let i = 0; i < round * 3; i++) await new Promise((done) => setImmediate(done));
+      expect(r.lookup('/ws', 'bash', 'npm test', 'workspace-write')).toBeUndefined(); // reads to the end, synchronously
+      await preparing;
+      // Then the log grows by more than a chunk, with a person's "never" first.
+      w.append(entry({ key: 'rm -rf /srv', decision: 'never', by: 'person' }));
+      for (let i = 0; i < 12_000; i++) w.append(entry({ key: `ls d${i}` }));
+      w.flush();
+      expect(r.lookup('/ws', 'bash', 'rm -rf /srv', 'workspace-write')).toBe('never');
+    }
+  });
+
   it('the last decision for a key wins, in log order, however the index was written', () => {
     const file = fresh();
     const a = new AuditLog(file);

@@ -168,11 +168,14 @@ export class AuditIndex {
     } catch {
       return;
     }
-    if (size <= this.indexBytes) return;
+    const from = this.indexBytes;
+    if (size <= from) return;
     const fh = await open(this.file, 'r');
     try {
-      const buf = Buffer.alloc(size - this.indexBytes);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, this.indexBytes);
+      const buf = Buffer.alloc(size - from);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, from);
+      // A lookup (newLines, synchronous) may have read this part while we waited: then it is taken.
+      if (this.indexBytes !== from) return;
       this.takeIndexBytes(buf.subarray(0, bytesRead), out, st);
     } finally {
       await fh.close();
@@ -207,8 +210,11 @@ export class AuditIndex {
     try {
       const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - this.logBytes));
       while (this.logBytes < size) {
-        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - this.logBytes), this.logBytes);
-        if (bytesRead === 0 || !this.takeLog(buf.subarray(0, bytesRead), out, bytesRead === size - this.logBytes)) break;
+        const at = this.logBytes;
+        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - at), at);
+        // A lookup (newLines, synchronous) read on while we waited: this chunk is its already; go on from where it stopped.
+        if (this.logBytes !== at) continue;
+        if (bytesRead === 0 || !this.takeLog(buf.subarray(0, bytesRead), out, bytesRead === size - at)) break;
       }
     } finally {
       await fh.close();

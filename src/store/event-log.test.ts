@@ -72,9 +72,11 @@ describe('the event log on disk', () => {
   it("a history read leaves out a command's progress its tool_call_end repeats, keeping order, and keeps the progress of a call that does not end", () => {
     const ev = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, sessionId: 's', ts: 1, type, data });
     const progress = (seq: number, callId: string) => ev(seq, 'tool_call_progress', { callId, stream: 'stdout', text: `out ${seq}\n` });
-    const end = (seq: number, callId: string) => ev(seq, 'tool_call_end', { callId, tool: 'bash', status: 'completed', output: 'all of it "callId":"x"', durationMs: 1 });
+    const end = (seq: number, callId: string) => ev(seq, 'tool_call_end', { callId, tool: 'bash', status: 'completed', output: 'all of it "callId":"x"', durationMs: 1, exitCode: 0 });
+    // Arguments are raw JSON in the line: ones that look like a progress line of call `a` are not one.
+    const sneaky = { x: { seq: 1, type: 'tool_call_progress', data: { callId: 'a' } } };
     const lines = [
-      ev(1, 'tool_call_start', { turnId: 't', callId: 'a', tool: 'bash', args: {}, kind: 'execute', title: 'a', locations: [] }),
+      ev(1, 'tool_call_start', { turnId: 't', callId: 'a', tool: 'bash', args: sneaky, kind: 'execute', title: 'a', locations: [] }),
       progress(2, 'a'),
       progress(3, 'b'), // two commands at once
       ev(4, 'notice', { level: 'info', text: 'between' }), // kept, in its place
@@ -87,6 +89,7 @@ describe('the event log on disk', () => {
       progress(11, 'd'), // past omitUpTo: kept
       end(12, 'd'),
     ];
+
     const text = lines.join('\n') + '\n';
     for (const piece of [29, 4096]) {
       const scan = new LineScanner({ seq: 0, at: 0 }, 0, false, 10);
@@ -98,6 +101,13 @@ describe('the event log on disk', () => {
       expect(scan.lastSeq).toBe(12);
       expect(scan.firstSeq).toBe(1);
     }
+    // An end that did not come from an exit (an interrupted turn, a tool that failed) keeps the progress.
+    const cut = [progress(1, 'e'), progress(2, 'e'), ev(3, 'tool_call_end', { callId: 'e', tool: 'bash', status: 'failed', output: 'interrupted: the server stopped', durationMs: 0 })];
+    const scanCut = new LineScanner({ seq: 0, at: 0 }, 0, false, 3);
+    const outCut: SessionEvent[] = [];
+    scanCut.feed(Buffer.from(cut.join('\n') + '\n'), outCut);
+    scanCut.finish(outCut);
+    expect(outCut.map((e) => e.seq)).toEqual([1, 2, 3]);
     // Without the history option every line is read.
     const all = new LineScanner({ seq: 0, at: 0 }, 0, false, 0);
     const out: SessionEvent[] = [];

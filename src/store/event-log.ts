@@ -100,21 +100,37 @@ export class EventLogWriter {
 const CHUNK_MARK = ',"type":"message_chunk","data":{';
 const MESSAGE_MARK = ',"type":"message","data":{';
 const ASSISTANT_MARK = '"message":{"role":"assistant"';
-const PROGRESS_MARK = ',"type":"tool_call_progress","data":{';
-const END_MARK = ',"type":"tool_call_end","data":{';
-/** A history's progress window flushes in order past this much (a call that never ends). */
-const WINDOW_BYTES = 16 * 1024 * 1024;
+const TYPE_KEY = ',"type":"';
+const PROGRESS_MARK = ',"type":"tool_call_progress","data":{"callId":"';
+const END_MARK = ',"type":"tool_call_end","data":{"callId":"';
+/** A history's progress window flushes in order past this much (a call that never ends, or ends without an exit). */
+const WINDOW_BYTES = 1024 * 1024;
 
-/** The callId of a line of type `mark`, read without parsing it (a key's quotes cannot occur unescaped in a string). */
+/**
+ * Whether a line of our writer (`{"seq":…,"sessionId":"…","ts":…,"type":…,"data":{…`) is of the
+ * type `mark` starts with. The first `,"type":"` is the event's own key: the fields before it are a
+ * number, a string (its quotes escaped) and a number, so nested JSON in the data cannot pose as it.
+ */
+function isType(line: string, mark: string): boolean {
+  return line.startsWith('{"seq":') && line.startsWith(mark, line.indexOf(TYPE_KEY));
+}
+
+/** The callId of a progress or end line (our writer puts it first in the data), read without parsing. */
 function callIdOf(line: string, mark: string): string | undefined {
-  const at = line.indexOf(mark);
-  if (at < 0 || !line.startsWith('{"seq":')) return undefined;
-  const key = line.indexOf('"callId":"', at);
-  if (key < 0) return undefined;
-  const from = key + 10;
+  if (!isType(line, mark)) return undefined;
+  const from = line.indexOf(TYPE_KEY) + mark.length;
   const to = line.indexOf('"', from);
   const id = to < 0 ? '' : line.slice(from, to);
   return id === '' || id.includes('\\') ? undefined : id;
+}
+
+/** A command's end that carries its whole output (it ran to an exit code), not an interruption or a tool's failure. */
+function endsWithExit(line: string): boolean {
+  try {
+    return typeof (JSON.parse(line) as { data?: { exitCode?: unknown } }).data?.exitCode === 'number';
+  } catch {
+    return false;
+  }
 }
 
 let known: Set<string> | undefined;
@@ -164,7 +180,9 @@ export class LineScanner {
    */
   private window: { line: string; callId?: string }[] = [];
   private windowBytes = 0;
-  private readonly openCalls = new Set<string>();
+  /** Held calls still open, with the bytes of their held progress; and the calls whose progress is dropped. */
+  private readonly openCalls = new Map<string, number>();
+  private readonly droppedCalls = new Set<string>();
 
   constructor(
     start: LogMark,
@@ -206,12 +224,12 @@ export class LineScanner {
     if (!line) return;
     if (this.omitUpTo > 0 && !last) {
       // Our writer puts seq first and type third: a chunk is recognised without parsing it.
-      if (line.includes(CHUNK_MARK) && line.startsWith('{"seq":')) {
+      if (isType(line, CHUNK_MARK)) {
         const seq = Number.parseInt(line.slice(7, 23), 10);
         if (seq > this.after && seq <= this.omitUpTo) return void this.held.push(line);
       }
       if (this.held.length > 0) {
-        if (line.includes(MESSAGE_MARK) && line.includes(ASSISTANT_MARK)) this.drop();
+        if (isType(line, MESSAGE_MARK) && line.includes(ASSISTANT_MARK)) this.drop();
         else this.release(out);
       }
       return this.pass(line, out);
@@ -227,18 +245,23 @@ export class LineScanner {
       const seq = Number.parseInt(line.slice(7, 23), 10);
       if (seq > this.after && seq <= this.omitUpTo) {
         this.firstSeq ??= seq;
-        this.openCalls.add(progress);
+        this.openCalls.set(progress, (this.openCalls.get(progress) ?? 0) + line.length);
         this.window.push({ line, callId: progress });
         this.windowBytes += line.length;
+        if (this.windowBytes > WINDOW_BYTES) this.flushWindow(out);
         return;
       }
     }
     if (this.window.length === 0) return this.parse(line, out, false);
     const ended = callIdOf(line, END_MARK);
-    if (ended !== undefined && this.openCalls.delete(ended)) {
+    const held = ended === undefined ? undefined : this.openCalls.get(ended);
+    if (ended !== undefined && held !== undefined) {
+      this.openCalls.delete(ended);
       // Its progress lines still count as read: the end line that follows them sets lastSeq.
-      this.window = this.window.filter((w) => w.callId !== ended);
-      this.windowBytes = this.window.reduce((n, w) => n + w.line.length, 0);
+      if (endsWithExit(line)) {
+        this.droppedCalls.add(ended);
+        this.windowBytes -= held;
+      }
     }
     this.window.push({ line });
     this.windowBytes += line.length;
@@ -248,10 +271,12 @@ export class LineScanner {
   private flushWindow(out: SessionEvent[]): void {
     if (this.window.length === 0) return;
     const lines = this.window;
+    const dropped = new Set(this.droppedCalls);
     this.window = [];
     this.windowBytes = 0;
     this.openCalls.clear();
-    for (const w of lines) this.parse(w.line, out, false);
+    this.droppedCalls.clear();
+    for (const w of lines) if (w.callId === undefined || !dropped.has(w.callId)) this.parse(w.line, out, false);
   }
 
   /** The held chunks are repeated by the message that follows: leave them out (their seqs still count). */

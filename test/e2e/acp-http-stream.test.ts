@@ -59,6 +59,9 @@ describe('ACP v1 over HTTP at /acp beside stdio and SSE on one process', () => {
     // (its SDK may drop a question withdrawn before its handler ran, so count the wire, not the handler).
     const asked = (c: { inbound: Record<string, any>[] }) => c.inbound.filter((m) => m['method'] === 'session/request_permission'); // eslint-disable-line @typescript-eslint/no-explicit-any
     const withdrawn = async (c: { waitFor: V1HttpClient['waitFor'] }, id: unknown) => c.waitFor((m) => m['method'] === '$/cancel_request' && m['params'].requestId === id);
+    // Each client's pipe or stream is read on its own: the editor's may trail the HTTP answer.
+    await h.waitFor(() => asked(h).length >= 2);
+    await ed.waitFor(() => asked(ed).length >= 2);
     expect(asked(h)).toHaveLength(2);
     expect(asked(ed)).toHaveLength(2);
     await withdrawn(h, asked(h)[0]!['id']); // a.txt: the editor allowed first

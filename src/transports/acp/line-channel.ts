@@ -14,8 +14,11 @@ export class LineChannel implements Channel {
   private queuedBytes = 0;
   private scheduled = false;
   private closedOut = false;
-  /** While set, output waits (sendApart's gap); order is kept. */
-  private hold: NodeJS.Timeout | undefined;
+  /** Queue positions that wait for a gap before they go out (sendApart), in order. */
+  private gates: { at: number; gapMs: number }[] = [];
+  private gapRunning = false;
+  private flushed: Promise<void> = Promise.resolve();
+  private readonly gateWaiters: (() => void)[] = [];
 
   constructor(
     private readonly input: Readable,
@@ -76,7 +79,7 @@ export class LineChannel implements Channel {
     const line = JSON.stringify(message) + '\n';
     this.queue.push(line);
     this.queuedBytes += line.length;
-    if (this.hold) return; // goes out when the gap ends
+    if (this.gates.length > 0) return; // behind a gap: goes out when it ends
     // A long synchronous burst goes out in 64 KiB writes instead of waiting for the next tick.
     if (this.queuedBytes >= FLUSH_BYTES) return this.flush();
     if (!this.scheduled) {
@@ -86,49 +89,60 @@ export class LineChannel implements Channel {
   }
 
   /**
-   * Sends `message` in a write of its own, `gapMs` after everything queued before it (written
-   * now); what is sent meanwhile follows it, in order. A client that reads the two apart has
-   * handled the earlier messages before this one arrives.
+   * Sends `message` in a write of its own, once everything queued before it has been handed to
+   * the OS and `gapMs` more have passed; what is sent meanwhile waits behind it, in order (a second
+   * one waits for its own gap). A client that reads the two apart has handled the earlier
+   * messages before this one arrives.
    */
   sendApart(message: unknown, gapMs: number): void {
     if (this.closedOut) return;
-    if (!this.hold) {
-      this.flush();
-      this.hold = setTimeout(() => {
-        this.hold = undefined;
-        this.flush();
-      }, gapMs);
-    }
+    this.gates.push({ at: this.queue.length, gapMs });
     const line = JSON.stringify(message) + '\n';
     this.queue.push(line);
     this.queuedBytes += line.length;
+    this.flush();
   }
 
+  /** Writes what is queued up to the first gap, and starts that gap once the output has taken it. */
   flush(): void {
     this.scheduled = false;
-    if (this.hold || this.queue.length === 0 || this.closedOut) return;
-    const chunk = this.queue.join('');
-    this.queue = [];
-    this.queuedBytes = 0;
-    this.output.write(chunk);
+    if (this.closedOut || this.queue.length === 0) return;
+    const gate = this.gates[0];
+    const end = gate ? gate.at : this.queue.length;
+    if (end > 0) {
+      const lines = this.queue.splice(0, end);
+      const chunk = lines.join('');
+      this.queuedBytes -= chunk.length;
+      for (const g of this.gates) g.at -= end;
+      // The callback runs once the chunk is handed to the OS (or the output failed): what drain and gaps wait on.
+      this.flushed = new Promise((resolve) => this.output.write(chunk, () => resolve()));
+    }
+    if (gate && !this.gapRunning) this.startGap(gate.gapMs);
+  }
+
+  private startGap(gapMs: number): void {
+    this.gapRunning = true;
+    const open = () => {
+      setTimeout(() => {
+        this.gapRunning = false;
+        this.gates.shift();
+        this.flush();
+        for (const w of this.gateWaiters.splice(0)) w();
+      }, gapMs);
+    };
+    // The gap counts from when the earlier messages left this process, not from when they were queued.
+    void this.flushed.then(open);
   }
 
   backlog(): number {
     return this.queuedBytes + this.output.writableLength;
   }
 
-  /** Resolves when everything queued (a gap's too) has been handed to the OS. */
-  drain(): Promise<void> {
-    clearTimeout(this.hold);
-    this.hold = undefined;
+  /** Resolves when everything queued (behind its gaps too) has been handed to the OS. */
+  async drain(): Promise<void> {
     this.flush();
-    return new Promise((resolve) => {
-      if (this.closedOut || this.output.writableLength === 0) return resolve();
-      const done = () => {
-        this.output.off('drain', done).off('error', done);
-        resolve();
-      };
-      this.output.on('drain', done).on('error', done);
-    });
+    while (this.gates.length > 0 && !this.closedOut) await new Promise<void>((resolve) => this.gateWaiters.push(resolve));
+    this.flush();
+    if (!this.closedOut) await this.flushed;
   }
 }

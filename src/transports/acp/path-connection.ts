@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { Channel } from './channel.js';
 
 /** Messages kept for a reader that reconnects with Last-Event-ID (and for one not yet attached). */
-const REPLAY_MESSAGES = 1024;
-const REPLAY_BYTES = 2 * 1024 * 1024;
+const REPLAY_MESSAGES = 4096;
+const REPLAY_BYTES = 8 * 1024 * 1024;
 /** An SSE comment this often keeps proxies and the client's own timers from cutting a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 

@@ -26,7 +26,8 @@ export class SessionLink {
   /** The turn this client started, so Stop and close touch only that one. */
   private myTurnId: string | undefined;
   /** This client's prompt while it waits to start (MCP servers connecting, another turn running). */
-  private waiting: AbortController | undefined;
+  /** This client's prompts still waiting for their turn (a client may queue more than one). */
+  private readonly waiting = new Set<AbortController>();
   /** Permission prompts shown to this client, withdrawn when settled elsewhere or the turn ends. */
   private readonly questions = new Map<string, AbortController>();
   /** This client's id in the core: the origin of the turns it starts. */
@@ -107,7 +108,7 @@ export class SessionLink {
    */
   async startTurn(text: string): Promise<{ turnId: string; done: Promise<TurnResult> } | 'cancelled'> {
     const waiting = new AbortController();
-    this.waiting = waiting;
+    this.waiting.add(waiting);
     try {
       await untilAborted(this.attachment?.ready ?? Promise.resolve(), waiting.signal);
       for (;;) {
@@ -121,21 +122,25 @@ export class SessionLink {
         return started;
       }
     } finally {
-      if (this.waiting === waiting) this.waiting = undefined;
+      this.waiting.delete(waiting);
     }
   }
 
   /** Stop: this client's waiting prompt, else its running turn, else whatever turn runs (it loaded one mid-turn). */
   cancel(): void {
-    if (this.waiting) return this.waiting.abort();
+    if (this.waiting.size > 0) return this.withdrawWaiting();
     const running = this.session.runningTurnId;
     if (running && (running === this.myTurnId || this.myTurnId === undefined)) this.session.cancel();
   }
 
   /** Cancels only what this client started: closing one client's thread never stops another's turn. */
   cancelOwn(): void {
-    this.waiting?.abort();
+    this.withdrawWaiting();
     if (this.session.runningTurnId !== undefined && this.session.runningTurnId === this.myTurnId) this.session.cancel();
+  }
+
+  private withdrawWaiting(): void {
+    for (const w of this.waiting) w.abort();
   }
 
   private ask(d: EventData<'permission_requested'>): void {
@@ -160,7 +165,7 @@ export class SessionLink {
    * a turn it already started runs on, as a closed stdin never stops a turn.
    */
   close(): void {
-    this.waiting?.abort();
+    this.withdrawWaiting();
     this.off?.();
     this.off = undefined;
     for (const q of this.questions.values()) q.abort();

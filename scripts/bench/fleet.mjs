@@ -487,14 +487,16 @@ async function concurrency(quick, rows) {
   rows.push({ bench: BENCH, metric: `${n} turns: peak RSS of the largest of the three servers (floor: the one file-store server)`, value: median(three.map((r) => r.peakMB)), unit: 'MB', floor: median(one.map((r) => r.peakMB)), ratio: median(three.map((r) => r.peakMB)) / median(one.map((r) => r.peakMB)), runs: reps });
 }
 
-export async function run({ quick = false } = {}) {
+/** `parts`: a subset of streaming, resume, concurrency (run on its own: `node fleet.mjs --parts streaming`). */
+export async function run({ quick = false, parts = ['streaming', 'resume', 'concurrency'] } = {}) {
   const rows = [];
-  await streaming(quick, rows);
-  await resume(quick, rows);
-  await concurrency(quick, rows);
+  if (parts.includes('streaming')) await streaming(quick, rows);
+  if (parts.includes('resume')) await resume(quick, rows);
+  if (parts.includes('concurrency')) await concurrency(quick, rows);
   return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.table(await run({ quick: process.argv.includes('--quick') }));
+  const at = process.argv.indexOf('--parts');
+  console.table(await run({ quick: process.argv.includes('--quick'), ...(at > 0 ? { parts: process.argv[at + 1].split(',') } : {}) }));
 }

@@ -32,6 +32,53 @@ export interface AuditRejects {
 const MAC = /,"mac":"([0-9a-f]{64})"\}$/;
 
 /**
+ * A person's persisted "always"/"never" by call, as the file log and the fleet's Redis log both
+ * keep them: decision lines applied in log order, an "always" whose integrity check fails left out.
+ */
+export class PersistedDecisions {
+  private readonly byCall = new Map<string, 'always' | 'never'>();
+
+  /** Entries written before the sandbox was recorded were made under the default, workspace-write. */
+  static key(workspace: string, tool: string, key: string, sandbox: SandboxMode = 'workspace-write'): string {
+    return JSON.stringify([workspace, sandbox, tool.toLowerCase(), key]);
+  }
+
+  get(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
+    return this.byCall.get(PersistedDecisions.key(workspace, tool, key, sandbox));
+  }
+
+  set(mapKey: string, decision: 'always' | 'never'): void {
+    this.byCall.set(mapKey, decision);
+  }
+
+  clear(): void {
+    this.byCall.clear();
+  }
+
+  /** Applies decision lines in log order; says how many were rejected (and the first of them). */
+  apply(lines: Iterable<string>, verified: (line: string) => boolean): { rejected: number; sample: string } {
+    let rejected = 0;
+    let sample = '';
+    for (const line of lines) {
+      let e: AuditEntry;
+      try {
+        e = AuditEntrySchema.parse(JSON.parse(line));
+      } catch {
+        continue; // a foreign or damaged line never blocks decisions
+      }
+      if (e.by !== 'person' || (e.decision !== 'always' && e.decision !== 'never')) continue;
+      if (e.decision === 'always' && !verified(line)) {
+        rejected++;
+        sample ||= line.slice(0, 200);
+        continue;
+      }
+      this.byCall.set(PersistedDecisions.key(e.workspace, e.tool, e.key, e.sandbox), e.decision);
+    }
+    return { rejected, sample };
+  }
+}
+
+/**
  * Every permission decision, appended as JSONL; "always"/"never" entries made by a person
  * decide later identical requests. Other processes may append too, so new bytes are read
  * before each lookup.
@@ -43,7 +90,7 @@ const MAC = /,"mac":"([0-9a-f]{64})"\}$/;
  * only refuse.
  */
 export class AuditLog {
-  private readonly persisted = new Map<string, 'always' | 'never'>();
+  private readonly persisted = new PersistedDecisions();
   private key: Buffer | undefined;
   /** Which lines of the log can decide a request, without reading the whole log per process (audit-index.ts). */
   private readonly index: AuditIndex;
@@ -77,11 +124,6 @@ export class AuditLog {
       // no usable key: the first write reports it
     }
     return this.index.prepare();
-  }
-
-  /** Entries written before the sandbox was recorded were made under the default, workspace-write. */
-  private static mapKey(workspace: string, tool: string, key: string, sandbox: SandboxMode = 'workspace-write'): string {
-    return JSON.stringify([workspace, sandbox, tool.toLowerCase(), key]);
   }
 
   /** The HMAC key: read from audit.key, or made there (0600, exclusive create) on first use. */
@@ -130,30 +172,14 @@ export class AuditLog {
     const { lines, reset } = this.index.newLines();
     // The log was deleted or replaced: what it decided is gone with it.
     if (reset) this.persisted.clear();
-    let rejected = 0;
-    let sample = '';
-    for (const line of lines) {
-      let e: AuditEntry;
-      try {
-        e = AuditEntrySchema.parse(JSON.parse(line));
-      } catch {
-        continue; /* a foreign or damaged line never blocks decisions */
-      }
-      if (e.by !== 'person' || (e.decision !== 'always' && e.decision !== 'never')) continue;
-      if (e.decision === 'always' && !this.verified(line)) {
-        rejected++;
-        sample ||= line.slice(0, 200);
-        continue;
-      }
-      this.persisted.set(AuditLog.mapKey(e.workspace, e.tool, e.key, e.sandbox), e.decision);
-    }
+    const { rejected, sample } = this.persisted.apply(lines, (line) => this.verified(line));
     if (rejected > 0) this.onRejected?.({ file: this.path, lines: rejected, sample });
   }
 
   lookup(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
     this.flush(); // a decision queued this tick decides this lookup too
     this.catchUp();
-    return this.persisted.get(AuditLog.mapKey(workspace, tool, key, sandbox));
+    return this.persisted.get(workspace, tool, key, sandbox);
   }
 
   /** Queues one signed line; the queue is written at the end of the tick (or before the next lookup; a person's answer at once). */

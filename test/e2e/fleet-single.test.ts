@@ -8,6 +8,7 @@ import { spawnFerret, stopChild } from '../support/spawn.mjs';
 import { SseClient, type SseFrame } from '../support/sse.mjs';
 import { StderrLog } from '../support/stderr-log.mjs';
 import { tempDir, writeScript } from '../support/temp.mjs';
+import { sleep, until } from '../support/until.js';
 
 // Fleet mode with one instance (docs/fleet.md): the built CLI with `--store redis://…` on a real
 // redis-server. A session made on one server is listed, loaded, continued and streamed by a second
@@ -55,16 +56,6 @@ async function stop(s: Server): Promise<void> {
   expect(await stopChild(s.child, 'SIGTERM', 8000), s.log.text).toBe(0);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const key = (f: SseFrame) => `${f.id} ${f.event} ${f.text}`;
 const results = (n: number) => (fs: SseFrame[]) => fs.filter((f) => f.event === 'result').length >= n;

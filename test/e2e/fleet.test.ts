@@ -9,6 +9,7 @@ import { spawnFerret, stopChild } from '../support/spawn.mjs';
 import { SseClient, type SseFrame } from '../support/sse.mjs';
 import { StderrLog } from '../support/stderr-log.mjs';
 import { tempDir, writeScript } from '../support/temp.mjs';
+import { sleep, until } from '../support/until.js';
 
 // A fleet (docs/fleet.md): a real redis-server and three ferret servers on loopback, each with
 // its own CHIMERA_HOME and the one shared workspace. A session made on A is streamed from B,
@@ -68,16 +69,6 @@ async function start(name: string): Promise<Server> {
   return s;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, f: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const key = (f: SseFrame) => `${f.id} ${f.event} ${f.text}`;
 const kind = (f: SseFrame) => (f.event === 'loop_event' ? String(f.data['kind']) : f.event);

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SandboxMode } from '../../protocol/index.js';
-import { AuditEntrySchema, type AuditEntry, type AuditRejects } from '../audit-log.js';
+import { PersistedDecisions, type AuditEntry, type AuditRejects } from '../audit-log.js';
 import type { AuditStore } from '../audit-store.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
@@ -43,7 +43,7 @@ function idAfter(a: string, b: string): boolean {
  * arrived so far); `lookupAsync` first reads what the stream holds beyond it.
  */
 export class RedisAuditLog implements AuditStore {
-  private readonly persisted = new Map<string, 'always' | 'never'>();
+  private readonly persisted = new PersistedDecisions();
   /** The stream is applied up to this entry. */
   private lastId = '0-0';
   private preparing: Promise<void> | undefined;
@@ -62,10 +62,6 @@ export class RedisAuditLog implements AuditStore {
     if (opts.macKey && opts.macKey.length < 32) throw new Error('the audit MAC key must be 32 bytes or more');
   }
 
-  private static mapKey(workspace: string, tool: string, key: string, sandbox: SandboxMode = 'workspace-write'): string {
-    return JSON.stringify([workspace, sandbox, tool.toLowerCase(), key]);
-  }
-
   private mac(body: string): string {
     return createHmac('sha256', this.opts.macKey!).update(body).digest('hex');
   }
@@ -80,23 +76,7 @@ export class RedisAuditLog implements AuditStore {
 
   /** Applies decision lines in log order; returns how many were rejected (and the first of them). */
   private apply(lines: Iterable<string>): void {
-    let rejected = 0;
-    let sample = '';
-    for (const line of lines) {
-      let e: AuditEntry;
-      try {
-        e = AuditEntrySchema.parse(JSON.parse(line));
-      } catch {
-        continue; // a foreign or damaged line never blocks decisions
-      }
-      if (e.by !== 'person' || (e.decision !== 'always' && e.decision !== 'never')) continue;
-      if (e.decision === 'always' && !this.verified(line)) {
-        rejected++;
-        sample ||= line.slice(0, 200);
-        continue;
-      }
-      this.persisted.set(RedisAuditLog.mapKey(e.workspace, e.tool, e.key, e.sandbox), e.decision);
-    }
+    const { rejected, sample } = this.persisted.apply(lines, (line) => this.verified(line));
     if (rejected > 0) this.opts.onRejected?.({ file: `${this.conn.url.redacted} ${this.keys.audit}`, lines: rejected, sample });
   }
 
@@ -145,7 +125,7 @@ export class RedisAuditLog implements AuditStore {
   /** The persisted decision for this call as far as this instance knows now (the stream's newest entries may still be on their way). */
   lookup(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
     if (!this.preparing) this.prepare().catch(() => undefined);
-    return this.persisted.get(RedisAuditLog.mapKey(workspace, tool, key, sandbox));
+    return this.persisted.get(workspace, tool, key, sandbox);
   }
 
   /**
@@ -160,7 +140,7 @@ export class RedisAuditLog implements AuditStore {
         await this.catchUp();
       })
       .catch(() => undefined);
-    return this.persisted.get(RedisAuditLog.mapKey(workspace, tool, key, sandbox));
+    return this.persisted.get(workspace, tool, key, sandbox);
   }
 
   /** Records a decision (sent at once; Redis being away delays it, never drops it). This instance sees its own decision at once. */
@@ -168,7 +148,7 @@ export class RedisAuditLog implements AuditStore {
     const body = JSON.stringify(entry);
     const line = this.opts.macKey ? `${body.slice(0, -1)},"mac":"${this.mac(body)}"}` : body;
     const persisted = entry.by === 'person' && (entry.decision === 'always' || entry.decision === 'never');
-    const mapKey = persisted ? RedisAuditLog.mapKey(entry.workspace, entry.tool, entry.key, entry.sandbox) : '';
+    const mapKey = persisted ? PersistedDecisions.key(entry.workspace, entry.tool, entry.key, entry.sandbox) : '';
     if (persisted) this.persisted.set(mapKey, entry.decision as 'always' | 'never');
     let done!: () => void;
     const sent = new Promise<void>((r) => (done = r));

@@ -44,6 +44,7 @@ export default tseslint.config(
   },
   // The arrows between parts (docs/architecture.md). A part may import only what its block allows;
   // `npm run check` also fails on any cycle between files (madge).
+  ...layer('src/util/**/*.ts', 'util imports nothing of ours', ['protocol', 'core', 'providers', 'store', 'sandbox', 'tools', 'transports', 'cli']),
   ...layer('src/protocol/**/*.ts', 'protocol imports nothing of ours', ['core', 'providers', 'store', 'sandbox', 'tools', 'transports', 'cli']),
   ...layer('src/providers/**/*.ts', 'providers import only protocol', ['core', 'store', 'sandbox', 'tools', 'transports', 'cli']),
   ...layer('src/store/**/*.ts', 'store imports only protocol', ['core', 'providers', 'sandbox', 'tools', 'transports', 'cli']),

@@ -54,6 +54,8 @@ export interface CoreOptions {
   audit?: AuditStore;
   /** Warm the first tool call's dependencies when the server is quiet (default true). */
   warm?: boolean;
+  /** Steps the host adds at the end of that warm-up (the CLI keeps its compiled code then). */
+  warmSteps?: readonly WarmStep[];
 }
 
 export interface CoreSettings {
@@ -114,7 +116,7 @@ export function createCore(opts: CoreOptions): Core {
     approval: opts.approval,
   };
   const manager = new SessionManager(deps, defaults, sessionLimits(opts.limits, config, env));
-  const warmer = opts.warm === false ? undefined : startWarmer(manager, deps, opts.sandbox);
+  const warmer = opts.warm === false ? undefined : startWarmer(manager, deps, opts.sandbox, opts.warmSteps ?? []);
   let closing: Promise<void> | undefined;
   return {
     manager,
@@ -174,7 +176,7 @@ function sessionLimits(given: Partial<SessionLimits> | undefined, config: Ferret
  * audit log. Each step is what the real call
  * awaits too (cached), so nothing runs twice.
  */
-function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: SandboxMode): Warmer {
+function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: SandboxMode, extra: readonly WarmStep[]): Warmer {
   const steps: WarmStep[] = [
     { name: 'tools', run: () => deps.loadTools?.() ?? Promise.resolve() },
     // Each tool's JSON schema, and its zod schema's first parse (zod compiles a fast path then).
@@ -186,6 +188,7 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
     { name: 'bash rehearsal', run: async () => (await import('../tools/bash-rehearsal.js')).rehearseBash(sandbox) },
     { name: 'session index', run: () => deps.store.listMetas({ limit: 1 }) },
     { name: 'audit log', run: () => deps.audit.prepare() },
+    ...extra,
   ];
   const t0 = Date.now();
   const warmer = new Warmer(

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FerretError, isFerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
@@ -116,7 +115,7 @@ export class SessionManager {
     // A store that cannot write now (Redis away): refuse rather than keep the session in memory only.
     const down = this.deps.store.unavailable?.('cannot create a session');
     if (down) throw down;
-    const id = randomUUID();
+    const id = crypto.randomUUID();
     let session: Session;
     try {
       session = new Session(id, this.deps, this.openLog(id, () => session));

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import {
   errorText,
@@ -204,7 +203,7 @@ export class Session implements TurnHost {
    * writer died meanwhile) the turn_end that ends it in the log, whichever comes first.
    */
   private remoteTurn(text: string, origin: string | undefined): { turnId: string; done: Promise<TurnResult> } {
-    const turnId = `turn_${randomUUID().slice(0, 8)}`;
+    const turnId = `turn_${crypto.randomUUID().slice(0, 8)}`;
     let off: (() => void) | undefined;
     const ended = new Promise<TurnResult>((resolve) => {
       off = this.bus.subscribe((e) => {
@@ -501,7 +500,7 @@ export class Session implements TurnHost {
         { turnId: this.running.turnId },
       );
     }
-    const turnId = givenTurnId ?? `turn_${randomUUID().slice(0, 8)}`;
+    const turnId = givenTurnId ?? `turn_${crypto.randomUUID().slice(0, 8)}`;
     const controller = new AbortController();
     const done = runTurn(this, { turnId, text, origin, signal: controller.signal })
       // The answer goes out once the turn's events are in the store (Redis acknowledges writes

@@ -1,4 +1,11 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+
+/** Root of all state: CHIMERA_HOME, else ~/.chimera. Read per call so tests can point it elsewhere. */
+export function chimeraHome(env: NodeJS.ProcessEnv = process.env): string {
+  const h = env['CHIMERA_HOME'];
+  return h && h.length > 0 ? h : join(homedir(), '.chimera');
+}
 
 /** Whether `p` is `root` or below it, lexically (resolve real paths first where links matter). */
 export function isInside(root: string, p: string): boolean {

@@ -1,6 +1,5 @@
 // OS confinement of shell commands with bubblewrap (contract §6, issue 7).
 // The OS enforces the sandbox; nothing here inspects the command string.
-import { execFile } from 'node:child_process';
 import { accessSync, constants, lstatSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
@@ -211,7 +210,8 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   return { file: bwrap, args: bwrapArgs(req, ws, inner, bash, guard), env: inner, confined: true, release };
 }
 
-function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+async function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+  const { execFile } = await import('node:child_process'); // at the probe, not at start-up
   return new Promise((done) => {
     execFile(file, args, { env, timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

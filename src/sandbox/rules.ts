@@ -2,7 +2,7 @@
 // bash patterns match argv words (`git push:*` = prefix, else exact); other tools match a
 // workspace-relative path with a glob. Precedence is deny > ask > allow, whatever the order.
 import path from 'node:path';
-import { minimatch } from 'minimatch';
+import { lazyRequire } from '../util/lazy-require.js';
 import { isRm, rmExactArgv, rmRuleWords } from './rm-canon.js';
 
 export interface Rule {
@@ -133,13 +133,16 @@ function fits(kind: 'exact' | 'prefix', words: readonly string[], argv: readonly
   return true;
 }
 
+// minimatch loads with the first path rule matched, not at start-up.
+const glob = lazyRequire<typeof import('minimatch')>('minimatch');
+
 /** A path outside the workspace (absolute or `..`) only matches a pattern that says so. */
 function globMatch(pattern: string, file: string): boolean {
   const p = path.posix.normalize(file.replace(/^\.\/+/, ''));
   const outside = p.startsWith('/') || p === '..' || p.startsWith('../');
   const patternOutside = pattern.startsWith('/') || pattern.startsWith('..') || pattern.startsWith('~');
   if (outside !== patternOutside) return false;
-  return minimatch(p, pattern, { dot: true });
+  return glob().minimatch(p, pattern, { dot: true });
 }
 
 /** The deciding rule for one call: any deny, else any ask, else any allow. */

@@ -1,9 +1,12 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { SandboxModeSchema, type SandboxMode } from '../protocol/index.js';
+import { lazyRequire } from '../util/lazy-require.js';
 import { AuditIndex } from './audit-index.js';
+
+// node:crypto loads at the first decision, not at start-up.
+const nodeCrypto = lazyRequire<typeof import('node:crypto')>('node:crypto');
 
 export const AuditEntrySchema = z.object({
   ts: z.string(),
@@ -141,7 +144,7 @@ export class AuditLog {
       try {
         const fd = openSync(file, 'wx', 0o600);
         try {
-          writeSync(fd, randomBytes(32));
+          writeSync(fd, nodeCrypto().randomBytes(32));
         } finally {
           closeSync(fd);
         }
@@ -153,7 +156,7 @@ export class AuditLog {
   }
 
   private mac(body: string): string {
-    return createHmac('sha256', this.macKey()).update(body).digest('hex');
+    return nodeCrypto().createHmac('sha256', this.macKey()).update(body).digest('hex');
   }
 
   private verified(line: string): boolean {
@@ -165,7 +168,7 @@ export class AuditLog {
     } catch {
       return false; // no usable key (a read-only or damaged CHIMERA_HOME): nothing is trusted
     }
-    return timingSafeEqual(want, Buffer.from(m[1]!, 'hex'));
+    return nodeCrypto().timingSafeEqual(want, Buffer.from(m[1]!, 'hex'));
   }
 
   private catchUp(): void {

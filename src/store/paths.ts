@@ -1,12 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** Root of all state: CHIMERA_HOME, else ~/.chimera. Read per call so tests can point it elsewhere. */
-export function chimeraHome(env: NodeJS.ProcessEnv = process.env): string {
-  const h = env['CHIMERA_HOME'];
-  return h && h.length > 0 ? h : join(homedir(), '.chimera');
-}
+export { chimeraHome } from '../protocol/paths.js';
 
 export const SESSION_DIR_PREFIX = 'ferret-';
 

@@ -9,7 +9,6 @@
 // - a write goes to a new temporary file in the same (verified) folder and is renamed over the
 //   target, so a hard link to a file outside (a pnpm store) is replaced, never written through;
 // - reads and writes stop on cancel.
-import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readlink, realpath, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -140,7 +139,7 @@ async function writeText(p: string, content: string, signal?: AbortSignal): Prom
   await ensureDir(dir);
   const old = await lstat(p).catch(() => undefined);
   if (old && !old.isFile()) throw new FileError(`${p} is ${kindOf(old)}, not a regular file; not replacing it`, old.isDirectory() ? 'EISDIR' : 'ENOTREG');
-  const tmp = join(dir, `.${basename(p)}.ferret-${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${basename(p)}.ferret-${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}.tmp`);
   // A new file gets the umask's permissions; a replaced one keeps its own (a script stays executable).
   const fh = await openExact(tmp, O_WRONLY | O_CREAT | O_EXCL, old ? 0o600 : 0o666);
   let madeAt = tmp;

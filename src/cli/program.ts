@@ -1,17 +1,11 @@
-#!/usr/bin/env node
-import { setFlagsFromString } from 'node:v8';
+// The CLI itself: commands, flags, and the lazy load of what each command runs. The bin
+// (boot.ts, dist/cli/main.js) sets V8 up and loads this with the cached compiled code.
 import { Command, Option } from 'commander';
 import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES } from '../core/index.js';
 import { createLogger } from './logger.js';
 import { FlagError, parseAgentOptions } from './agent-options.js';
 import { parseServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
-
-// The bash classifier's shell parser is WebAssembly (tree-sitter). V8 would recompile it with its
-// optimizing tier in the background after the first parse: +20-40 MB of resident code, and slower
-// first parses while it does. Commands are short; the baseline compiler's code parses them faster
-// than the tier-up costs, in a process that stays ~55 MB. Only the parser is WebAssembly here.
-setFlagsFromString('--liftoff-only');
 
 const program = new Command('chimera')
   .description('chimera: coding agents. `chimera ferret serve` runs the ferret agent server.')

@@ -7,7 +7,7 @@
 // The cache lives under CHIMERA_HOME (cache/code/<node version>-<arch>/): that folder is a
 // protected state root, so no tool the model runs can plant code the next start would execute.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import Module, { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import vm from 'node:vm';
@@ -26,6 +26,12 @@ interface NodeModuleInternals {
 }
 
 const uncached: Uncached[] = [];
+/** Cache files V8 accepted this process: still in use, so never pruned. */
+const used: string[] = [];
+let cacheRoot: string | undefined;
+/** A cache file nobody has used or written for this long goes (an old build's, an old Node's). */
+const STALE_MS = 14 * 86_400_000;
+const DYNAMIC_IMPORT = /\bimport\s*\(/;
 let nodeOwnCache = false;
 
 /** The cache folder for this Node, made owner-only; undefined when it cannot be used. */
@@ -60,18 +66,19 @@ function cacheFile(dir: string, filename: string, size: number, mtimeMs: number)
 export function installCodeCache(root: string, env: NodeJS.ProcessEnv = process.env): void {
   const dir = cacheDir(env);
   if (!dir) return;
+  cacheRoot = dir;
   const mod = Module as unknown as NodeModuleInternals;
   if (typeof mod.enableCompileCache === 'function') {
     mod.enableCompileCache(dir);
     nodeOwnCache = true;
     return;
   }
-  // Without it, dynamic import() inside a vm.Script has no loader (Node < 20.12): compile as usual.
-  const mainLoader = (vm.constants as unknown as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: symbol } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (!mainLoader) return;
   const compile = mod.prototype._compile; // eslint-disable-line @typescript-eslint/unbound-method -- called with .call(this)
   mod.prototype._compile = function (this: NodeModule, content: string, filename: string): unknown {
-    if (!filename.startsWith(root + sep)) return compile.call(this, content, filename);
+    // A script built from cached data loses its dynamic-import callback (V8 does not keep Node's
+    // host options in the cache): a file that calls import() compiles as usual. The bundle's chunks
+    // require() what they load lazily, so only the ACP SDK's and ioredis's chunks are left out.
+    if (!filename.startsWith(root + sep) || DYNAMIC_IMPORT.test(content)) return compile.call(this, content, filename);
     let file: string;
     let cachedData: Buffer | undefined;
     try {
@@ -83,12 +90,9 @@ export function installCodeCache(root: string, env: NodeJS.ProcessEnv = process.
     }
     // The hashbang line becomes an empty one (same line numbers); V8 only allows it first.
     const source = content.startsWith('#!') ? content.replace(/^#![^\n]*/, '') : content;
-    const script = new vm.Script(Module.wrap(source), {
-      filename,
-      ...(cachedData ? { cachedData } : {}),
-      importModuleDynamically: mainLoader as unknown as vm.ScriptOptions['importModuleDynamically'],
-    });
+    const script = new vm.Script(Module.wrap(source), { filename, ...(cachedData ? { cachedData } : {}) });
     if (!cachedData || script.cachedDataRejected) uncached.push({ script, file });
+    else used.push(file);
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename));
   };
@@ -102,18 +106,53 @@ export function installCodeCache(root: string, env: NodeJS.ProcessEnv = process.
 export async function saveCodeCache(): Promise<number> {
   if (nodeOwnCache) {
     (Module as unknown as NodeModuleInternals).flushCompileCache?.();
+    if (cacheRoot) await pruneOtherNodes(cacheRoot).catch(() => undefined);
     return 0;
   }
   let saved = 0;
+  const kept = new Set(used);
   for (const { script, file } of uncached.splice(0)) {
     const tmp = `${file}.${process.pid}.tmp`;
     try {
       await writeFile(tmp, script.createCachedData(), { mode: 0o600 });
       await rename(tmp, file);
+      kept.add(file);
       saved++;
     } catch {
       // read-only or full disk: nothing to keep
     }
   }
+  if (cacheRoot) await prune(cacheRoot, kept).catch(() => undefined);
   return saved;
+}
+
+/**
+ * Every build and every Node version leaves files behind: the ones in use are touched, and what
+ * nobody has used for STALE_MS goes (this Node's folder, and other Nodes' folders whole).
+ */
+async function prune(dir: string, inUse: ReadonlySet<string>): Promise<void> {
+  const now = new Date();
+  for (const f of inUse) await utimes(f, now, now).catch(() => undefined);
+  const old = Date.now() - STALE_MS;
+  for (const name of await readdir(dir)) {
+    const f = join(dir, name);
+    if (inUse.has(f)) continue;
+    const st = await stat(f).catch(() => undefined);
+    if (st?.isFile() && st.mtimeMs < old) await rm(f, { force: true });
+  }
+  await pruneOtherNodes(dir);
+}
+
+/** Other Node versions' folders beside `dir` that nothing has written to for STALE_MS. */
+async function pruneOtherNodes(dir: string): Promise<void> {
+  const now = new Date();
+  await utimes(dir, now, now); // this Node's folder is in use
+  const old = now.getTime() - STALE_MS;
+  const parent = dirname(dir);
+  for (const name of await readdir(parent)) {
+    const other = join(parent, name);
+    if (other === dir) continue;
+    const st = await stat(other).catch(() => undefined);
+    if (st?.isDirectory() && st.mtimeMs < old) await rm(other, { recursive: true, force: true });
+  }
 }

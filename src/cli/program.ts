@@ -48,7 +48,7 @@ ferret
       }
       throw err;
     }
-    const logger = await createLogger();
+    const logger = createLogger();
     try {
       const { serve } = await import('./serve.js');
       await serve(opts, logger);
@@ -83,7 +83,7 @@ ferret
       }
       throw err;
     }
-    const logger = await createLogger(process.env['FERRET_LOG_LEVEL'] ?? 'warn');
+    const logger = createLogger(process.env['FERRET_LOG_LEVEL'] ?? 'warn');
     try {
       const { exec } = await import('./exec.js');
       process.exitCode = await exec(opts, logger);

@@ -7,6 +7,9 @@ import { isInside, type SandboxMode } from '../protocol/index.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from './host-meta.js';
 import { stateBlocks } from './state-roots.js';
 import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
+import { lazyRequire } from '../util/lazy-require.js';
+
+
 
 export interface ConfineRequest {
   mode: SandboxMode;
@@ -210,10 +213,12 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   return { file: bwrap, args: bwrapArgs(req, ws, inner, bash, guard), env: inner, confined: true, release };
 }
 
-async function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
-  const { execFile } = await import('node:child_process'); // at the probe, not at start-up
+// node:child_process loads with the probe, not at start-up.
+const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
+
+function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
-    execFile(file, args, { env, timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
+    childProcess().execFile(file, args, { env, timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       done({ code, out: `${stdout}${stderr}`.trim() || (err?.message ?? '') });
     });

@@ -5,6 +5,11 @@ import { isInside } from '../sandbox/paths.js';
 import { stateBlocks } from '../sandbox/state-roots.js';
 import { defineTool, ok } from './define.js';
 import { guardRegexps, NON_LINEAR_GLOB } from './regex-guard.js';
+import { lazyRequire } from '../util/lazy-require.js';
+
+// Loaded on the first search; required so this chunk keeps V8's cached code (cli/code-cache.ts).
+const tinyglobby = lazyRequire<typeof import('tinyglobby')>('tinyglobby');
+
 
 const MAX = 1000;
 /** A crawl that has not finished by then stops (a huge tree); the model can narrow the pattern. */
@@ -26,7 +31,7 @@ export const globTool = defineTool({
       return { status: 'failed', output: 'glob: lookaround (?…) and backreferences (\\1) are not glob syntax; use *, **, ?, [abc], {a,b}' };
     }
     await guardRegexps();
-    const { glob: find } = await import('tinyglobby');
+    const { glob: find } = tinyglobby();
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(GLOB_DEADLINE_MS)]);
     let files: string[];
     try {

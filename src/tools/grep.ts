@@ -5,6 +5,11 @@ import { isInside } from '../sandbox/paths.js';
 import { stateBlocks } from '../sandbox/state-roots.js';
 import { defineTool, fail, ok } from './define.js';
 import { guardRegexps } from './regex-guard.js';
+import { lazyRequire } from '../util/lazy-require.js';
+
+// Loaded on the first search; required so this chunk keeps V8's cached code (cli/code-cache.ts).
+const tinyglobby = lazyRequire<typeof import('tinyglobby')>('tinyglobby');
+
 
 const MAX_MATCHES = 500;
 const MAX_FILE_BYTES = 2_000_000;
@@ -37,7 +42,7 @@ export const grepTool = defineTool({
     const st = await stat(root).catch(() => undefined);
     if (!st) return fail(`grep: ${a.path ?? '.'} does not exist`);
     if (st.isDirectory()) {
-      const { glob: find } = await import('tinyglobby');
+      const { glob: find } = tinyglobby();
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(GREP_DEADLINE_MS)]);
       try {
         // Sorting and the state-folder filter happen in the worker: a home-sized tree is a lot of names.

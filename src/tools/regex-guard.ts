@@ -1,3 +1,6 @@
+import { lazyRequire } from '../util/lazy-require.js';
+
+
 let guarded: Promise<void> | undefined;
 
 /**
@@ -8,8 +11,8 @@ let guarded: Promise<void> | undefined;
  * use (node:v8 is loaded then, not at start-up).
  */
 export function guardRegexps(): Promise<void> {
-  return (guarded ??= import('node:v8').then(
-    (v8) => v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'),
+  return (guarded ??= Promise.resolve(lazyRequire<typeof import('node:v8')>('node:v8')).then(
+    (v8) => v8().setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'),
     () => undefined, // an engine without the flag: callers' own limits still hold
   ));
 }

@@ -4,126 +4,180 @@
 // The bundle is CommonJS (rolldown.config.mjs) so each chunk can be compiled through vm.Script
 // with the code V8 produced for it last time; on Node >= 22.1 Node's own cache is used instead.
 //
-// The cache lives under CHIMERA_HOME (cache/code/<node version>-<arch>/): that folder is a
-// protected state root, so no tool the model runs can plant code the next start would execute.
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+// Cached code runs with the server's rights, unconfined: it lives in CHIMERA_HOME/ferret/, a
+// state folder no tool can read or write even when CHIMERA_HOME holds the workspace
+// (sandbox/state-roots.ts), and V8 itself checks little (the source's length, not its text; no
+// checksum in release builds, and damaged code crashes the process), so ferret keys each file on
+// a CRC of the source and checks a CRC of the cached bytes before handing them to V8.
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import Module, { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { chimeraHome } from '../protocol/paths.js';
 
-/** A chunk compiled from source this process (no cache, or V8 refused the one there was). */
+/** A chunk compiled from source this process (no cache, or a cache that was refused). */
 interface Uncached {
   script: vm.Script;
   file: string;
 }
 
+type Compile = (this: NodeModule, content: string, filename: string, ...rest: unknown[]) => unknown;
 interface NodeModuleInternals {
-  prototype: { _compile(this: NodeModule, content: string, filename: string): unknown };
+  prototype: { _compile: Compile };
   enableCompileCache?: (dir: string) => unknown;
   flushCompileCache?: () => void;
 }
 
 const uncached: Uncached[] = [];
-/** Cache files V8 accepted this process: still in use, so never pruned. */
+/** Cache files used this process: still in use, so never pruned. */
 const used: string[] = [];
 let cacheRoot: string | undefined;
+let nodeOwnCache = false;
+let savedOnce = false;
+let lateSave: NodeJS.Timeout | undefined;
+/** The bytes a cache file holds for V8's data (set when the cache is installed). */
+let framed: ((data: Buffer) => Buffer) | undefined;
 /** A cache file nobody has used or written for this long goes (an old build's, an old Node's). */
 const STALE_MS = 14 * 86_400_000;
+/** Code loaded after the first save (the first turn's providers, the search tools) is kept this long after it loaded. */
+const LATE_SAVE_MS = 5000;
 const DYNAMIC_IMPORT = /\bimport\s*\(/;
-let nodeOwnCache = false;
 
-/** The cache folder for this Node, made owner-only; undefined when it cannot be used. */
+/** Whether `dir` is our own folder, not a link, writable by nobody else. */
+function ownDir(dir: string): boolean {
+  const st = lstatSync(dir);
+  return st.isDirectory() && (typeof process.getuid !== 'function' || st.uid === process.getuid()) && (st.mode & 0o022) === 0;
+}
+
+/** The cache folder for this Node; undefined when it cannot be used. */
 function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   const setting = env['FERRET_CODE_CACHE'];
   if (setting === '0' || setting === 'off') return undefined;
-  const dir = join(chimeraHome(env), 'cache', 'code', `${process.version}-${process.arch}`);
+  const state = join(chimeraHome(env), 'ferret');
+  const dir = join(state, 'code-cache', `${process.version}-${process.arch}`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = statSync(dir);
-    // Only a folder that is ours alone: cached code runs with the server's rights.
-    if ((typeof process.getuid === 'function' && st.uid !== process.getuid()) || (st.mode & 0o022) !== 0) return undefined;
-    return dir;
+    return ownDir(state) && ownDir(dirname(dir)) && ownDir(dir) ? dir : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * The cache file of one source file: its path, size and modification time (V8 itself only checks
- * the source's length, so an edited file of the same length must not find the old code).
- */
-function cacheFile(dir: string, filename: string, size: number, mtimeMs: number): string {
-  return join(dir, `${filename.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-120)}-${size}-${Math.trunc(mtimeMs)}.bin`);
-}
-
-/**
  * Compiles the CommonJS files under `root` (the bundle's chunks, and the packages it requires
  * from node_modules) with their cached code from now on. Call before the first chunk is required,
- * after any V8 flag is set: V8 refuses code cached under other flags.
+ * after the V8 flags are set: V8 refuses code cached under other flags.
  */
 export function installCodeCache(root: string, env: NodeJS.ProcessEnv = process.env): void {
+  // --enable-source-maps maps stack traces through Node's own compile, which this one skips.
+  if ((process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled) return;
   const dir = cacheDir(env);
   if (!dir) return;
-  cacheRoot = dir;
   const mod = Module as unknown as NodeModuleInternals;
   if (typeof mod.enableCompileCache === 'function') {
+    cacheRoot = dir;
     mod.enableCompileCache(dir);
     nodeOwnCache = true;
     return;
   }
-  const compile = mod.prototype._compile; // eslint-disable-line @typescript-eslint/unbound-method -- called with .call(this)
-  mod.prototype._compile = function (this: NodeModule, content: string, filename: string): unknown {
+  // zlib.crc32 is Node 20.15+; without it nothing can be checked, so nothing is cached.
+  const { crc32 } = createRequire(import.meta.url)('node:zlib') as { crc32?: (data: string | Uint8Array) => number };
+  if (typeof crc32 !== 'function') return;
+  cacheRoot = dir;
+  // V8 drops the bytecode of functions that have not run for a while (every module's top level,
+  // run once at start-up) and the cache is written seconds later: keep it, or the cache misses it.
+  setFlagsFromString('--no-flush-bytecode');
+  const compile = mod.prototype._compile;
+  mod.prototype._compile = function (this: NodeModule, content: string, filename: string, ...rest: unknown[]): unknown {
     // A script built from cached data loses its dynamic-import callback (V8 does not keep Node's
-    // host options in the cache): a file that calls import() compiles as usual. The bundle's chunks
+    // host options in the cache): a file that calls import() compiles as usual, and so does an
+    // ES module that something require()s (Node 20.19+ passes its format). The bundle's chunks
     // require() what they load lazily, so only the ACP SDK's and ioredis's chunks are left out.
-    if (!filename.startsWith(root + sep) || DYNAMIC_IMPORT.test(content)) return compile.call(this, content, filename);
-    let file: string;
+    if (rest[0] === 'module' || !filename.startsWith(root + sep) || DYNAMIC_IMPORT.test(content)) return compile.call(this, content, filename, ...rest);
+    const file = join(dir, `${basename(filename).slice(-80)}-${crc32(content).toString(16)}-${content.length}.bin`);
     let cachedData: Buffer | undefined;
     try {
-      const st = statSync(filename);
-      file = cacheFile(dir, filename, st.size, st.mtimeMs);
-      cachedData = existsSync(file) ? readFileSync(file) : undefined;
+      const stored = readFileSync(file);
+      // The first four bytes are the CRC of the rest: a torn or damaged file is never given to V8.
+      if (stored.length > 4 && stored.readUInt32LE(0) === crc32(stored.subarray(4))) cachedData = stored.subarray(4);
     } catch {
-      return compile.call(this, content, filename);
+      cachedData = undefined;
     }
     // The hashbang line becomes an empty one (same line numbers); V8 only allows it first.
     const source = content.startsWith('#!') ? content.replace(/^#![^\n]*/, '') : content;
     const script = new vm.Script(Module.wrap(source), { filename, ...(cachedData ? { cachedData } : {}) });
-    if (!cachedData || script.cachedDataRejected) uncached.push({ script, file });
-    else used.push(file);
+    if (!cachedData || script.cachedDataRejected) {
+      uncached.push({ script, file });
+      if (savedOnce) scheduleLateSave();
+    } else {
+      used.push(file);
+    }
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename));
   };
+
+  /** The crc32 of the bytes V8 produced, then the bytes: what the loader checks. */
+  framed = (data: Buffer) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(crc32(data) >>> 0, 0);
+    return Buffer.concat([head, data]);
+  };
+}
+
+function scheduleLateSave(): void {
+  if (lateSave) return;
+  lateSave = setTimeout(() => {
+    lateSave = undefined;
+    void saveCodeCache();
+  }, LATE_SAVE_MS);
+  lateSave.unref();
 }
 
 /**
  * Writes the code V8 has compiled so far for every chunk that had none cached (functions compiled
- * lazily since start-up are in it, so run it once the server has done real work). One chunk per
- * step of the event loop; a write that fails only means the next start compiles from source.
+ * lazily since start-up are in it, so run it once the server has done some work). Chunks loaded
+ * later are written a few seconds after they load. A write that fails only means the next start
+ * compiles from source.
  */
 export async function saveCodeCache(): Promise<number> {
+  savedOnce = true;
   if (nodeOwnCache) {
     (Module as unknown as NodeModuleInternals).flushCompileCache?.();
     if (cacheRoot) await pruneOtherNodes(cacheRoot).catch(() => undefined);
     return 0;
   }
+  if (!cacheRoot || !framed) return 0;
   let saved = 0;
   const kept = new Set(used);
   for (const { script, file } of uncached.splice(0)) {
-    const tmp = `${file}.${process.pid}.tmp`;
-    try {
-      await writeFile(tmp, script.createCachedData(), { mode: 0o600 });
-      await rename(tmp, file);
+    if (await writeAtomically(file, framed(script.createCachedData()))) {
       kept.add(file);
       saved++;
-    } catch {
-      // read-only or full disk: nothing to keep
     }
   }
-  if (cacheRoot) await prune(cacheRoot, kept).catch(() => undefined);
+  await prune(cacheRoot, kept).catch(() => undefined);
   return saved;
+}
+
+/** A new file beside `file`, synced, then renamed over it: a reader sees the old file or the whole new one. */
+async function writeAtomically(file: string, data: Buffer): Promise<boolean> {
+  const tmp = `${file}.${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    const fh = await open(tmp, 'wx', 0o600);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+    return true;
+  } catch {
+    await rm(tmp, { force: true }).catch(() => undefined); // read-only or full disk: nothing to keep
+    return false;
+  }
 }
 
 /**

@@ -9,8 +9,6 @@ import { stateBlocks } from './state-roots.js';
 import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';
 
-
-
 export interface ConfineRequest {
   mode: SandboxMode;
   workspace: string; // absolute real path; writable only under workspace-write

@@ -10,7 +10,6 @@ import { lazyRequire } from '../util/lazy-require.js';
 // Loaded on the first search; required so this chunk keeps V8's cached code (cli/code-cache.ts).
 const tinyglobby = lazyRequire<typeof import('tinyglobby')>('tinyglobby');
 
-
 const MAX = 1000;
 /** A crawl that has not finished by then stops (a huge tree); the model can narrow the pattern. */
 const GLOB_DEADLINE_MS = 30_000;

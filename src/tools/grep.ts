@@ -10,7 +10,6 @@ import { lazyRequire } from '../util/lazy-require.js';
 // Loaded on the first search; required so this chunk keeps V8's cached code (cli/code-cache.ts).
 const tinyglobby = lazyRequire<typeof import('tinyglobby')>('tinyglobby');
 
-
 const MAX_MATCHES = 500;
 const MAX_FILE_BYTES = 2_000_000;
 const MAX_LINE_CHARS = 500;

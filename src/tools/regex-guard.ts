@@ -1,5 +1,5 @@
-import { lazyRequire } from '../util/lazy-require.js';
-
+import { setFlagsFromString } from 'node:v8';
+import { REGEXP_BACKTRACK_FLAG } from '../util/v8-flags.js';
 
 let guarded: Promise<void> | undefined;
 
@@ -7,14 +7,11 @@ let guarded: Promise<void> | undefined;
  * Every regular expression in the process (glob's picomatch patterns, grep's, rules') falls back
  * to V8's linear-time engine once it backtracks too much, so a nested quantifier such as
  * `^(a+)+$` runs in linear time. Patterns the linear engine cannot run (backreferences,
- * lookaround) are kept off the main thread by their callers. Cheap (a flag), set once on first
- * use (node:v8 is loaded then, not at start-up).
+ * lookaround) are kept off the main thread by their callers. The bin sets the flag at start
+ * (cli/boot.ts); setting it again here is a no-op there and covers the core run in-process.
  */
 export function guardRegexps(): Promise<void> {
-  return (guarded ??= Promise.resolve(lazyRequire<typeof import('node:v8')>('node:v8')).then(
-    (v8) => v8().setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'),
-    () => undefined, // an engine without the flag: callers' own limits still hold
-  ));
+  return (guarded ??= Promise.resolve().then(() => setFlagsFromString(REGEXP_BACKTRACK_FLAG)));
 }
 
 /** Regular-expression syntax a glob passes through to its RegExp that is not linear-time: lookaround and backreferences. */

@@ -26,7 +26,7 @@ function server(home: string, ws: string, model: string, env: NodeJS.ProcessEnv 
   return f;
 }
 
-const cacheDir = (home: string) => join(home, 'cache', 'code', `${process.version}-${process.arch}`);
+const cacheDir = (home: string) => join(home, 'ferret', 'code-cache', `${process.version}-${process.arch}`);
 /** Node >= 22.1 keeps its own compile cache there (its layout); older Nodes get ferret's, a file per script. */
 const nodeOwnCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 const cacheFiles = (home: string): string[] => {
@@ -60,7 +60,16 @@ describe('compiled code kept between starts', () => {
   const script = (ws: string) =>
     writeScript(ws, 'model.json', {
       responses: [
-        { chunks: ['Writing.'], toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }, { name: 'bash', arguments: { command: 'cat a.txt' } }] },
+        // grep and glob too: what they load (and the V8 flag they rely on) must not spoil the cache.
+        {
+          chunks: ['Writing.'],
+          toolCalls: [
+            { name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } },
+            { name: 'bash', arguments: { command: 'cat a.txt' } },
+            { name: 'grep', arguments: { pattern: 'a+' } },
+            { name: 'glob', arguments: { pattern: '*.txt' } },
+          ],
+        },
         { chunks: ['Done.'] },
       ],
     });
@@ -75,8 +84,8 @@ describe('compiled code kept between starts', () => {
     const kept = cacheFiles(home);
     expect(kept.length).toBeGreaterThan(5);
     if (!nodeOwnCache) {
-      expect(kept.some((n) => n.includes('dist_cli_program.js'))).toBe(true);
-      expect(kept.some((n) => n.includes('dist_cli_core-'))).toBe(true);
+      expect(kept.some((n) => n.startsWith('program.js-'))).toBe(true);
+      expect(kept.some((n) => n.startsWith('core-'))).toBe(true);
     }
     expect(statSync(cacheDir(home)).mode & 0o077).toBe(0); // the server's rights run that code: owner-only
 
@@ -89,13 +98,19 @@ describe('compiled code kept between starts', () => {
     mkdirSync(oldNode);
     utimesSync(oldNode, monthAgo, monthAgo);
     for (const n of kept) utimesSync(join(cacheDir(home), n), monthAgo, monthAgo);
+    const programFile = kept.find((n) => n.startsWith('program.js-'));
+    const before = programFile ? readFileSync(join(cacheDir(home), programFile)) : undefined;
 
     const second = server(home, ws, model);
     await useOnce(second, ws);
     await acpOverHttp(second);
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(oldNode)).toBe(false);
-    if (!nodeOwnCache) expect(cacheFiles(home).filter((n) => n.includes('dist_cli_program.js'))).toHaveLength(1);
+    if (!nodeOwnCache) {
+      expect(cacheFiles(home).filter((n) => n.startsWith('program.js-'))).toHaveLength(1);
+      // V8 took the first server's code: the second wrote none of it again.
+      expect(readFileSync(join(cacheDir(home), programFile!)).equals(before!)).toBe(true);
+    }
     // Every line on stderr is one of pino's: no Node warning, no failed import.
     const stray = second.stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{"level"'));
     expect(stray).toEqual([]);
@@ -111,18 +126,27 @@ describe('compiled code kept between starts', () => {
     await first.close();
     const files = cacheFiles(home);
     expect(files.length).toBeGreaterThan(5);
-    for (const n of files) {
+    // Every file damaged in the middle (its header intact: what V8 itself does not check), and
+    // every other one cut short, as a torn write would leave it.
+    files.forEach((n, i) => {
       const p = join(cacheDir(home), n);
-      writeFileSync(p, Buffer.alloc(statSync(p).size, 0x5a));
-    }
+      const b = readFileSync(p);
+      if (i % 2 === 0) {
+        b.fill(0x5a, Math.floor(b.length / 2), Math.floor(b.length / 2) + 64);
+        writeFileSync(p, b);
+      } else {
+        writeFileSync(p, b.subarray(0, Math.floor(b.length / 2)));
+      }
+    });
     const second = server(home, ws, model);
     await useOnce(second, ws);
     await acpOverHttp(second);
     expect(second.stderr).not.toMatch(/"level":(50|60)/);
     if (!nodeOwnCache) {
       // …and the code refused is kept again, fresh, at the end of the warm-up.
-      const program = cacheFiles(home).find((n) => n.includes('dist_cli_program.js'))!;
-      expect(readFileSync(join(cacheDir(home), program)).every((b) => b === 0x5a)).toBe(false);
+      const program = cacheFiles(home).find((n) => n.startsWith('program.js-'))!;
+      const b = readFileSync(join(cacheDir(home), program));
+      expect(b.subarray(Math.floor(b.length / 2), Math.floor(b.length / 2) + 64).every((x) => x === 0x5a)).toBe(false);
     }
   }, 90_000);
 

@@ -366,7 +366,8 @@ describe('session/list order while sessions are live', () => {
   const t = ferretPerTest();
 
   it('a live session that changed since it was last saved (approval, a running turn) is listed where its updatedAt puts it', async () => {
-    const model = writeScript(t.env.ws, 'slow.json', { responses: [{ chunks: ['a', 'b', 'c'], delayMs: 200 }] });
+    // ~1.5 s of turn: still running after the poll that saw it start and the 250 ms after it, on a loaded machine too.
+    const model = writeScript(t.env.ws, 'slow.json', { responses: [{ chunks: ['a', 'b', 'c', 'd', 'e', 'f'], delayMs: 300 }] });
     const { url } = await t.startHttp(['--model', `scripted:${model}`, '--no-stdio']);
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {

@@ -22,7 +22,8 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     clientRequestTimeoutMs: opts.clientTimeoutMs,
     config,
     ...(fleet ? { store: fleet.store, audit: fleet.audit } : {}),
-    // Last in the warm-up, when the turn's code has run too: the next start compiles none of it.
+    // Last in the warm-up: the next start compiles none of what ran so far (chunks loaded later,
+    // such as a real provider's, are kept a few seconds after they load).
     warmSteps: [{ name: 'compiled code', run: async () => (await import('./code-cache.js')).saveCodeCache() }],
   });
   const manager = core.manager;

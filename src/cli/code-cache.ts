@@ -37,8 +37,8 @@ let cacheRoot: string | undefined;
 let nodeOwnCache = false;
 let savedOnce = false;
 let lateSave: NodeJS.Timeout | undefined;
-/** The bytes a cache file holds for V8's data (set when the cache is installed). */
-let framed: ((data: Buffer) => Buffer) | undefined;
+/** zlib.crc32, once the cache is installed on the vm.Script path. */
+let crc: ((data: string | Uint8Array) => number) | undefined;
 /** A cache file nobody has used or written for this long goes (an old build's, an old Node's). */
 const STALE_MS = 14 * 86_400_000;
 /** Code loaded after the first save (the first turn's providers, the search tools) is kept this long after it loaded. */
@@ -85,6 +85,7 @@ export function installCodeCache(root: string, env: NodeJS.ProcessEnv = process.
   // zlib.crc32 is Node 20.15+; without it nothing can be checked, so nothing is cached.
   const { crc32 } = createRequire(import.meta.url)('node:zlib') as { crc32?: (data: string | Uint8Array) => number };
   if (typeof crc32 !== 'function') return;
+  crc = crc32;
   cacheRoot = dir;
   // V8 drops the bytecode of functions that have not run for a while (every module's top level,
   // run once at start-up) and the cache is written seconds later: keep it, or the cache misses it.
@@ -117,13 +118,13 @@ export function installCodeCache(root: string, env: NodeJS.ProcessEnv = process.
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, createRequire(filename), this, filename, dirname(filename));
   };
+}
 
-  /** The crc32 of the bytes V8 produced, then the bytes: what the loader checks. */
-  framed = (data: Buffer) => {
-    const head = Buffer.alloc(4);
-    head.writeUInt32LE(crc32(data) >>> 0, 0);
-    return Buffer.concat([head, data]);
-  };
+/** The crc32 of the bytes V8 produced, then the bytes: what the loader checks. */
+function framed(data: Buffer, crc32: (data: Uint8Array) => number): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(crc32(data) >>> 0, 0);
+  return Buffer.concat([head, data]);
 }
 
 function scheduleLateSave(): void {
@@ -148,11 +149,11 @@ export async function saveCodeCache(): Promise<number> {
     if (cacheRoot) await pruneOtherNodes(cacheRoot).catch(() => undefined);
     return 0;
   }
-  if (!cacheRoot || !framed) return 0;
+  if (!cacheRoot || !crc) return 0;
   let saved = 0;
   const kept = new Set(used);
   for (const { script, file } of uncached.splice(0)) {
-    if (await writeAtomically(file, framed(script.createCachedData()))) {
+    if (await writeAtomically(file, framed(script.createCachedData(), crc))) {
       kept.add(file);
       saved++;
     }

@@ -74,7 +74,8 @@ describe('compiled code kept between starts', () => {
       ],
     });
 
-  it('a second server starts from the first one\'s code and works in full, with nothing on stderr but its logs', async () => {
+  /** A home whose first server has been used once and has kept its compiled code. */
+  async function primedHome(): Promise<{ home: string; ws: string; model: string; kept: string[] }> {
     const home = tempDir('cc-home');
     const ws = tempDir('cc-ws');
     const model = script(ws);
@@ -83,6 +84,11 @@ describe('compiled code kept between starts', () => {
     await first.close();
     const kept = cacheFiles(home);
     expect(kept.length).toBeGreaterThan(5);
+    return { home, ws, model, kept };
+  }
+
+  it('a second server starts from the first one\'s code and works in full, with nothing on stderr but its logs', async () => {
+    const { home, ws, model, kept } = await primedHome();
     if (!nodeOwnCache) {
       expect(kept.some((n) => n.startsWith('program.js-'))).toBe(true);
       expect(kept.some((n) => n.startsWith('core-'))).toBe(true);
@@ -118,14 +124,7 @@ describe('compiled code kept between starts', () => {
   }, 90_000);
 
   it('a damaged cache costs a compile, nothing else', async () => {
-    const home = tempDir('cc-home');
-    const ws = tempDir('cc-ws');
-    const model = script(ws);
-    const first = server(home, ws, model);
-    await useOnce(first, ws);
-    await first.close();
-    const files = cacheFiles(home);
-    expect(files.length).toBeGreaterThan(5);
+    const { home, ws, model, kept: files } = await primedHome();
     // Every file damaged in the middle (its header intact: what V8 itself does not check), and
     // every other one cut short, as a torn write would leave it.
     files.forEach((n, i) => {

@@ -32,6 +32,13 @@ function raw(url: string, method: string, path: string, opts: { headers?: Record
       { host: u.hostname, port: u.port, method, path, headers: opts.headers ?? {}, agent: false },
       (res) => {
         answered = true;
+        // An event stream (a generated GET /session/<id>/events with the token) never ends: its
+        // status and headers are the answer.
+        if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+          resolve({ status: res.statusCode ?? 0, text: '', json: undefined, headers: res.headers });
+          res.destroy();
+          return;
+        }
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));

@@ -5,7 +5,7 @@
 // echoing one stdin line, and codex-acp as installed from npm (its `codex-acp` bin: a node
 // wrapper that starts the native binary), installed into .cache/bench/codex-acp on first use
 // (skipped, with a note, when npm or its linux-x64 binary is not there).
-// ferret keeps V8's compiled code in CHIMERA_HOME/cache/code after its first warm-up: every start
+// ferret keeps V8's compiled code in CHIMERA_HOME/ferret/code-cache after its first warm-up: every start
 // but the first after an install or upgrade finds it. The timed runs share one home, primed by one
 // server that lived through its warm-up; the cold row (FERRET_CODE_CACHE=0) is the first start.
 import { execFileSync, spawn } from 'node:child_process';
@@ -38,16 +38,24 @@ function codexAcp() {
   return { bin };
 }
 
-/** Spawns `argv`, writes `lines` at once, resolves with spawn → the answer with id `id`. */
+/**
+ * Spawns `argv`, writes `lines` at once, resolves with spawn → the answer with id `id`. In a
+ * process group of its own, killed whole after: codex-acp's bin is a wrapper whose native child
+ * would otherwise outlive it (every run left one behind, idle, holding ~40 MB).
+ */
 async function answerTime(argv, lines, id, env = {}) {
   const t0 = now();
-  const c = track(spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...env } }));
+  const c = track(spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...env }, detached: true }));
   const got = new Promise((r) => onJsonLines(c.stdout, (m) => m.id === id && r(now() - t0)));
   c.stdin.write(lines.map((l) => JSON.stringify(l) + '\n').join(''));
   try {
     return await withTimeout(got, 20_000, `answer ${id}`);
   } finally {
-    c.kill('SIGKILL');
+    try {
+      process.kill(-c.pid, 'SIGKILL');
+    } catch {
+      c.kill('SIGKILL'); // the group is gone already
+    }
   }
 }
 

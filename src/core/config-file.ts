@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigSchema, type FerretConfig, type McpServerSpec } from '../protocol/index.js';
+import { ConfigSchema, defaultConfig, type FerretConfig, type McpServerSpec } from '../protocol/index.js';
 import { configFile } from '../store/paths.js';
 
 /** $CHIMERA_HOME/ferret/config.json; absent is fine, malformed is a start-up error naming the field. */
@@ -9,7 +9,7 @@ export function loadConfig(home: string): FerretConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return ConfigSchema.parse({});
+    return defaultConfig();
   }
   let raw: unknown;
   try {

@@ -211,8 +211,10 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
 function guardState(home: string, config: FerretConfig, logger: Logger): void {
   protectStateRoot(home);
   passCommandEnv(config.env?.pass ?? []);
-  // Off the start-up path, and still long before any command or MCP server can start (that needs a turn).
-  setImmediate(() => {
+  // Off the start-up path, and still long before any command or MCP server can start (that needs a
+  // turn). Two hops: the answer to input already waiting (an editor's `initialize`) is queued in
+  // the first check phase, and goes out before this runs.
+  setImmediate(() => setImmediate(() => {
     try {
       ensureHome(home);
     } catch (err) {
@@ -220,5 +222,5 @@ function guardState(home: string, config: FerretConfig, logger: Logger): void {
     }
     const scrub = scrubInitialEnviron();
     if (scrub.error) logger.debug({ error: scrub.error }, 'secrets stay readable in /proc/<pid>/environ');
-  });
+  }));
 }

@@ -1,32 +1,39 @@
 // config.json's shape: the one schema the file is validated with at start-up.
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 import { PricingSchema } from './types.js';
 
-const ModelEntrySchema = z.object({
-  contextWindow: z.number().int().positive().optional(),
-  pricing: PricingSchema.partial().optional(),
-});
-
-export const ProviderConfigSchema = z.object({
-  type: z.enum(['openai', 'anthropic', 'ollama', 'openai-compatible']),
-  baseURL: z.string().url().optional(),
-  apiKey: z.string().optional(),
-  models: z.record(z.string(), ModelEntrySchema).optional(),
-});
-
-const McpServerConfigSchema = z.union([
+const ModelEntrySchema = lazySchema(() =>
   z.object({
-    command: z.string().min(1),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    pricing: PricingSchema.partial().optional(),
   }),
+);
+
+export const ProviderConfigSchema = lazySchema(() =>
   z.object({
-    url: z.string().url(),
-    type: z.enum(['http', 'sse']).default('http'),
-    headers: z.record(z.string(), z.string()).default({}),
+    type: z.enum(['openai', 'anthropic', 'ollama', 'openai-compatible']),
+    baseURL: z.string().url().optional(),
+    apiKey: z.string().optional(),
+    models: z.record(z.string(), ModelEntrySchema).optional(),
   }),
-]);
+);
+
+const McpServerConfigSchema = lazySchema(() =>
+  z.union([
+    z.object({
+      command: z.string().min(1),
+      args: z.array(z.string()).default([]),
+      env: z.record(z.string(), z.string()).default({}),
+      cwd: z.string().optional(),
+    }),
+    z.object({
+      url: z.string().url(),
+      type: z.enum(['http', 'sse']).default('http'),
+      headers: z.record(z.string(), z.string()).default({}),
+    }),
+  ]),
+);
 
 /** Why a fleet store URL is not `redis://[user:password@]HOST[:PORT][/DB]` (rediss:// for TLS), or undefined when it is. */
 export function storeUrlProblem(url: string): string | undefined {
@@ -43,44 +50,57 @@ export function storeUrlProblem(url: string): string | undefined {
 }
 
 /** `store` in config.json, --store, FERRET_STORE: fleet mode's Redis. */
-export const StoreUrlSchema = z.string().superRefine((v, ctx) => {
-  const problem = storeUrlProblem(v);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+export const StoreUrlSchema = lazySchema(() =>
+  z.string().superRefine((v, ctx) => {
+    const problem = storeUrlProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+);
 
-export const ConfigSchema = z
-  .object({
-    model: z.string().min(1).optional(),
-    /** Fleet mode: sessions, metas and the audit log in this Redis (redis://HOST:PORT/DB) instead of files; --store and FERRET_STORE override it. */
-    store: StoreUrlSchema.optional(),
-    providers: z.record(z.string(), ProviderConfigSchema).default({}),
-    rules: z
-      .object({
-        allow: z.array(z.string()).default([]),
-        ask: z.array(z.string()).default([]),
-        deny: z.array(z.string()).default([]),
-      })
-      .default({ allow: [], ask: [], deny: [] }),
-    maxSteps: z.number().int().positive().max(1000).optional(),
-    /** Deny a permission question nobody answered in this many ms (a bot-driven server); default: wait for a person. */
-    permissionTimeoutMs: z.number().int().positive().optional(),
-    /** How long ferret waits for an editor to answer a file request (fs/read_text_file, fs/write_text_file). */
-    clientRequestTimeoutMs: z.number().int().positive().optional(),
-    /** An idle session (no turn, no pending permission, no client attached) leaves memory after this many seconds (default 600). */
-    sessionIdleSeconds: z.number().positive().optional(),
-    /** At most this many sessions in memory: past it the least recently used idle ones leave at once (default 256). */
-    maxLiveSessions: z.number().int().positive().optional(),
-    /** Bytes of one tool result the model receives (default 256 KiB); the rest is cut with a note. */
-    toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
-    /** MCP servers offered to every session as mcp__<name>__<tool>. */
-    mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),
-    /**
-     * Environment variables commands (bash) receive besides the built-in allowlist (PATH, HOME,
-     * USER, LOGNAME, SHELL, TERM, LANG, LANGUAGE, LC_*, TZ, TMPDIR). A trailing `*` matches a prefix.
-     */
-    env: z
-      .object({ pass: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, optionally ending in *')).default([]) })
-      .default({ pass: [] }),
-  })
-  .loose();
+export const ConfigSchema = lazySchema(() =>
+  z
+    .object({
+      model: z.string().min(1).optional(),
+      /** Fleet mode: sessions, metas and the audit log in this Redis (redis://HOST:PORT/DB) instead of files; --store and FERRET_STORE override it. */
+      store: StoreUrlSchema.optional(),
+      providers: z.record(z.string(), ProviderConfigSchema).default({}),
+      rules: z
+        .object({
+          allow: z.array(z.string()).default([]),
+          ask: z.array(z.string()).default([]),
+          deny: z.array(z.string()).default([]),
+        })
+        .default({ allow: [], ask: [], deny: [] }),
+      maxSteps: z.number().int().positive().max(1000).optional(),
+      /** Deny a permission question nobody answered in this many ms (a bot-driven server); default: wait for a person. */
+      permissionTimeoutMs: z.number().int().positive().optional(),
+      /** How long ferret waits for an editor to answer a file request (fs/read_text_file, fs/write_text_file). */
+      clientRequestTimeoutMs: z.number().int().positive().optional(),
+      /** An idle session (no turn, no pending permission, no client attached) leaves memory after this many seconds (default 600). */
+      sessionIdleSeconds: z.number().positive().optional(),
+      /** At most this many sessions in memory: past it the least recently used idle ones leave at once (default 256). */
+      maxLiveSessions: z.number().int().positive().optional(),
+      /** Bytes of one tool result the model receives (default 256 KiB); the rest is cut with a note. */
+      toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+      /** MCP servers offered to every session as mcp__<name>__<tool>. */
+      mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),
+      /**
+       * Environment variables commands (bash) receive besides the built-in allowlist (PATH, HOME,
+       * USER, LOGNAME, SHELL, TERM, LANG, LANGUAGE, LC_*, TZ, TMPDIR). A trailing `*` matches a prefix.
+       */
+      env: z
+        .object({ pass: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, optionally ending in *')).default([]) })
+        .default({ pass: [] }),
+    })
+    .loose(),
+);
 export type FerretConfig = z.infer<typeof ConfigSchema>;
+
+/**
+ * What `ConfigSchema.parse({})` gives, without building the schema: most servers have no
+ * config.json, and the schema is the largest one start-up would build (config.test.ts keeps
+ * the two equal).
+ */
+export function defaultConfig(): FerretConfig {
+  return { providers: {}, rules: { allow: [], ask: [], deny: [] }, mcpServers: {}, env: { pass: [] } };
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 import { ERROR_CODES } from './errors.js';
 import {
   AgentModeSchema,
@@ -23,136 +24,164 @@ const ev = <T extends string, S extends z.ZodRawShape>(type: T, data: S) =>
     data: z.object(data),
   });
 
-export const SessionCreatedEvent = ev('session_created', {
-  cwd: z.string(),
-  model: z.string(),
-  mode: AgentModeSchema,
-  sandbox: SandboxModeSchema,
-  approval: ApprovalPresetSchema,
-});
-export const TurnStartEvent = ev('turn_start', {
-  turnId: z.string(),
-  text: z.string(),
-  /** The client that started the turn (its attach clientId, or a transport name). */
-  origin: z.string().optional(),
-});
-export const MessageChunkEvent = ev('message_chunk', { turnId: z.string(), text: z.string() });
-export const ReasoningChunkEvent = ev('reasoning_chunk', { turnId: z.string(), text: z.string() });
-export const ToolCallStartEvent = ev('tool_call_start', {
-  turnId: z.string(),
-  callId: z.string(),
-  tool: z.string(),
-  args: z.unknown(),
-  kind: z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']),
-  title: z.string(),
-  locations: z.array(z.object({ path: z.string(), line: z.number().int().optional() })),
-});
+export const SessionCreatedEvent = lazySchema(() =>
+  ev('session_created', {
+    cwd: z.string(),
+    model: z.string(),
+    mode: AgentModeSchema,
+    sandbox: SandboxModeSchema,
+    approval: ApprovalPresetSchema,
+  }),
+);
+export const TurnStartEvent = lazySchema(() =>
+  ev('turn_start', {
+    turnId: z.string(),
+    text: z.string(),
+    /** The client that started the turn (its attach clientId, or a transport name). */
+    origin: z.string().optional(),
+  }),
+);
+export const MessageChunkEvent = lazySchema(() => ev('message_chunk', { turnId: z.string(), text: z.string() }));
+export const ReasoningChunkEvent = lazySchema(() => ev('reasoning_chunk', { turnId: z.string(), text: z.string() }));
+export const ToolCallStartEvent = lazySchema(() =>
+  ev('tool_call_start', {
+    turnId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    kind: z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']),
+    title: z.string(),
+    locations: z.array(z.object({ path: z.string(), line: z.number().int().optional() })),
+  }),
+);
 /** The call passed its checks (and any permission) and is running now: ACP's `in_progress`. */
-export const ToolCallRunningEvent = ev('tool_call_running', { callId: z.string() });
-export const ToolCallProgressEvent = ev('tool_call_progress', {
-  callId: z.string(),
-  stream: z.enum(['stdout', 'stderr']),
-  text: z.string(),
-});
-export const ToolCallEndEvent = ev('tool_call_end', {
-  callId: z.string(),
-  tool: z.string(),
-  status: ToolStatusSchema,
-  output: z.string(),
-  durationMs: z.number(),
-  exitCode: z.number().int().nullable().optional(),
-  capReached: z.boolean().optional(),
-});
-export const PermissionRequestedEvent = ev('permission_requested', {
-  requestId: z.string(),
-  callId: z.string(),
-  tool: z.string(),
-  args: z.unknown(),
-  risk: RiskSchema,
-  reason: z.string(),
-  rule: z.string().optional(),
-});
-export const PermissionResolvedEvent = ev('permission_resolved', {
-  requestId: z.string(),
-  callId: z.string(),
-  decision: DecisionSchema,
-  by: z.string(),
-});
-export const SandboxViolationEvent = ev('sandbox_violation', {
-  callId: z.string().optional(),
-  tool: z.string(),
-  path: z.string().optional(),
-  mode: SandboxModeSchema,
-  reason: z.string(),
-});
-export const ApprovalChangedEvent = ev('approval_changed', { old: ApprovalPresetSchema, new: ApprovalPresetSchema });
-export const ModeChangedEvent = ev('mode_changed', { old: AgentModeSchema, new: AgentModeSchema });
-export const ModelChangedEvent = ev('model_changed', { old: z.string(), new: z.string() });
-export const CostUpdateEvent = ev('cost_update', {
-  input: z.number(),
-  output: z.number(),
-  cache: z.number(),
-  reasoning: z.number(),
-  totalUsd: z.number(),
-  /** This call's own usage; its size is how close the next prompt is to the context window. */
-  call: UsageSchema.optional(),
-  /** The model's context window in tokens, when the provider knows it. */
-  contextWindow: z.number().int().positive().optional(),
-});
-export const HistoryCompactedEvent = ev('history_compacted', {
-  turnId: z.string(),
-  summary: z.string(),
-  /** The history from this index on was kept as it was; what came before became the summary. */
-  keptFrom: z.number().int().nonnegative(),
-});
-export const FileEditEvent = ev('file_edit', {
-  callId: z.string(),
-  path: z.string(),
-  diff: z.string(),
-  changeKind: z.enum(['add', 'modify']),
-  oldText: z.string().nullable(),
-  newText: z.string(),
-});
-export const FileOpenEvent = ev('file_open', {
-  callId: z.string().optional(),
-  path: z.string(),
-  line: z.number().int().optional(),
-});
-export const NoticeEvent = ev('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() });
-export const HistoryMessageEvent = ev('message', { turnId: z.string(), message: MessageSchema });
-export const TurnEndEvent = ev('turn_end', {
-  turnId: z.string(),
-  stopReason: StopReasonSchema,
-  text: z.string(),
-  /** Why the turn ended with stopReason `error`, in one sentence. */
-  error: z.string().optional(),
-  /** The error's code when it has one (e.g. `auth_required`: the model's provider has no key). */
-  errorCode: z.enum(ERROR_CODES).optional(),
-});
+export const ToolCallRunningEvent = lazySchema(() => ev('tool_call_running', { callId: z.string() }));
+export const ToolCallProgressEvent = lazySchema(() =>
+  ev('tool_call_progress', {
+    callId: z.string(),
+    stream: z.enum(['stdout', 'stderr']),
+    text: z.string(),
+  }),
+);
+export const ToolCallEndEvent = lazySchema(() =>
+  ev('tool_call_end', {
+    callId: z.string(),
+    tool: z.string(),
+    status: ToolStatusSchema,
+    output: z.string(),
+    durationMs: z.number(),
+    exitCode: z.number().int().nullable().optional(),
+    capReached: z.boolean().optional(),
+  }),
+);
+export const PermissionRequestedEvent = lazySchema(() =>
+  ev('permission_requested', {
+    requestId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    risk: RiskSchema,
+    reason: z.string(),
+    rule: z.string().optional(),
+  }),
+);
+export const PermissionResolvedEvent = lazySchema(() =>
+  ev('permission_resolved', {
+    requestId: z.string(),
+    callId: z.string(),
+    decision: DecisionSchema,
+    by: z.string(),
+  }),
+);
+export const SandboxViolationEvent = lazySchema(() =>
+  ev('sandbox_violation', {
+    callId: z.string().optional(),
+    tool: z.string(),
+    path: z.string().optional(),
+    mode: SandboxModeSchema,
+    reason: z.string(),
+  }),
+);
+export const ApprovalChangedEvent = lazySchema(() => ev('approval_changed', { old: ApprovalPresetSchema, new: ApprovalPresetSchema }));
+export const ModeChangedEvent = lazySchema(() => ev('mode_changed', { old: AgentModeSchema, new: AgentModeSchema }));
+export const ModelChangedEvent = lazySchema(() => ev('model_changed', { old: z.string(), new: z.string() }));
+export const CostUpdateEvent = lazySchema(() =>
+  ev('cost_update', {
+    input: z.number(),
+    output: z.number(),
+    cache: z.number(),
+    reasoning: z.number(),
+    totalUsd: z.number(),
+    /** This call's own usage; its size is how close the next prompt is to the context window. */
+    call: UsageSchema.optional(),
+    /** The model's context window in tokens, when the provider knows it. */
+    contextWindow: z.number().int().positive().optional(),
+  }),
+);
+export const HistoryCompactedEvent = lazySchema(() =>
+  ev('history_compacted', {
+    turnId: z.string(),
+    summary: z.string(),
+    /** The history from this index on was kept as it was; what came before became the summary. */
+    keptFrom: z.number().int().nonnegative(),
+  }),
+);
+export const FileEditEvent = lazySchema(() =>
+  ev('file_edit', {
+    callId: z.string(),
+    path: z.string(),
+    diff: z.string(),
+    changeKind: z.enum(['add', 'modify']),
+    oldText: z.string().nullable(),
+    newText: z.string(),
+  }),
+);
+export const FileOpenEvent = lazySchema(() =>
+  ev('file_open', {
+    callId: z.string().optional(),
+    path: z.string(),
+    line: z.number().int().optional(),
+  }),
+);
+export const NoticeEvent = lazySchema(() => ev('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() }));
+export const HistoryMessageEvent = lazySchema(() => ev('message', { turnId: z.string(), message: MessageSchema }));
+export const TurnEndEvent = lazySchema(() =>
+  ev('turn_end', {
+    turnId: z.string(),
+    stopReason: StopReasonSchema,
+    text: z.string(),
+    /** Why the turn ended with stopReason `error`, in one sentence. */
+    error: z.string().optional(),
+    /** The error's code when it has one (e.g. `auth_required`: the model's provider has no key). */
+    errorCode: z.enum(ERROR_CODES).optional(),
+  }),
+);
 
-export const SessionEventSchema = z.discriminatedUnion('type', [
-  SessionCreatedEvent,
-  TurnStartEvent,
-  MessageChunkEvent,
-  ReasoningChunkEvent,
-  ToolCallStartEvent,
-  ToolCallRunningEvent,
-  ToolCallProgressEvent,
-  ToolCallEndEvent,
-  PermissionRequestedEvent,
-  PermissionResolvedEvent,
-  SandboxViolationEvent,
-  ApprovalChangedEvent,
-  ModeChangedEvent,
-  ModelChangedEvent,
-  CostUpdateEvent,
-  FileEditEvent,
-  FileOpenEvent,
-  NoticeEvent,
-  HistoryMessageEvent,
-  HistoryCompactedEvent,
-  TurnEndEvent,
-]);
+export const SessionEventSchema = lazySchema(() =>
+  z.discriminatedUnion('type', [
+    SessionCreatedEvent,
+    TurnStartEvent,
+    MessageChunkEvent,
+    ReasoningChunkEvent,
+    ToolCallStartEvent,
+    ToolCallRunningEvent,
+    ToolCallProgressEvent,
+    ToolCallEndEvent,
+    PermissionRequestedEvent,
+    PermissionResolvedEvent,
+    SandboxViolationEvent,
+    ApprovalChangedEvent,
+    ModeChangedEvent,
+    ModelChangedEvent,
+    CostUpdateEvent,
+    FileEditEvent,
+    FileOpenEvent,
+    NoticeEvent,
+    HistoryMessageEvent,
+    HistoryCompactedEvent,
+    TurnEndEvent,
+  ]),
+);
 
 export type SessionEvent = z.infer<typeof SessionEventSchema>;
 export type EventType = SessionEvent['type'];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 import { ApprovalPresetSchema, DecisionSchema, RiskSchema, SandboxModeSchema, StopReasonSchema, ToolStatusSchema } from './types.js';
 
 // The ferret dialect's `session/update` params (ide.md's kinds, flattened), which are also the
@@ -7,61 +8,65 @@ import { ApprovalPresetSchema, DecisionSchema, RiskSchema, SandboxModeSchema, St
 const base = <K extends string, S extends z.ZodRawShape>(kind: K, shape: S) =>
   z.object({ sessionId: z.string(), seq: z.number().int().positive(), kind: z.literal(kind), ...shape });
 
-export const FerretUpdateSchemas = {
-  agent_message_chunk: base('agent_message_chunk', { text: z.string() }),
-  user_message_chunk: base('user_message_chunk', { text: z.string() }),
-  tool_call_start: base('tool_call_start', { id: z.string(), tool: z.string(), args: z.unknown() }),
-  tool_call_progress: base('tool_call_progress', { id: z.string(), stdout: z.string().optional(), stderr: z.string().optional() }),
-  tool_call_end: base('tool_call_end', {
-    id: z.string(),
-    result: z.object({
-      status: ToolStatusSchema,
-      output: z.string(),
-      exitCode: z.number().int().nullable().optional(),
-      capReached: z.boolean().optional(),
+export const FerretUpdateSchemas = lazySchema(() =>
+  ({
+    agent_message_chunk: base('agent_message_chunk', { text: z.string() }),
+    user_message_chunk: base('user_message_chunk', { text: z.string() }),
+    tool_call_start: base('tool_call_start', { id: z.string(), tool: z.string(), args: z.unknown() }),
+    tool_call_progress: base('tool_call_progress', { id: z.string(), stdout: z.string().optional(), stderr: z.string().optional() }),
+    tool_call_end: base('tool_call_end', {
+      id: z.string(),
+      result: z.object({
+        status: ToolStatusSchema,
+        output: z.string(),
+        exitCode: z.number().int().nullable().optional(),
+        capReached: z.boolean().optional(),
+      }),
+      duration_ms: z.number(),
     }),
-    duration_ms: z.number(),
-  }),
-  permission_request: base('permission_request', {
-    id: z.string(),
-    tool: z.string(),
-    args: z.unknown(),
-    risk: RiskSchema,
-    reason: z.string(),
-    rule: z.string().optional(),
-  }),
-  permission_resolved: base('permission_resolved', { id: z.string(), decision: DecisionSchema, by: z.string() }),
-  sandbox_violation: base('sandbox_violation', { tool: z.string(), path: z.string().nullable(), mode: SandboxModeSchema, reason: z.string() }),
-  approval_changed: base('approval_changed', { old: ApprovalPresetSchema, new: ApprovalPresetSchema }),
-  cost_update: base('cost_update', {
-    input: z.number(),
-    output: z.number(),
-    cache: z.number(),
-    reasoning: z.number(),
-    total_usd: z.number(),
-    context_window: z.number().int().positive().optional(),
-  }),
-  file_edit: base('file_edit', { path: z.string(), diff: z.string() }),
-  file_open: base('file_open', { path: z.string(), line: z.number().int().optional() }),
-  notice: base('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() }),
-  turn_end: base('turn_end', { id: z.string(), stop_reason: StopReasonSchema, error: z.string().optional() }),
-} as const;
+    permission_request: base('permission_request', {
+      id: z.string(),
+      tool: z.string(),
+      args: z.unknown(),
+      risk: RiskSchema,
+      reason: z.string(),
+      rule: z.string().optional(),
+    }),
+    permission_resolved: base('permission_resolved', { id: z.string(), decision: DecisionSchema, by: z.string() }),
+    sandbox_violation: base('sandbox_violation', { tool: z.string(), path: z.string().nullable(), mode: SandboxModeSchema, reason: z.string() }),
+    approval_changed: base('approval_changed', { old: ApprovalPresetSchema, new: ApprovalPresetSchema }),
+    cost_update: base('cost_update', {
+      input: z.number(),
+      output: z.number(),
+      cache: z.number(),
+      reasoning: z.number(),
+      total_usd: z.number(),
+      context_window: z.number().int().positive().optional(),
+    }),
+    file_edit: base('file_edit', { path: z.string(), diff: z.string() }),
+    file_open: base('file_open', { path: z.string(), line: z.number().int().optional() }),
+    notice: base('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() }),
+    turn_end: base('turn_end', { id: z.string(), stop_reason: StopReasonSchema, error: z.string().optional() }),
+  }) as const,
+);
 
-export const FerretUpdateSchema = z.discriminatedUnion('kind', [
-  FerretUpdateSchemas.agent_message_chunk,
-  FerretUpdateSchemas.user_message_chunk,
-  FerretUpdateSchemas.tool_call_start,
-  FerretUpdateSchemas.tool_call_progress,
-  FerretUpdateSchemas.tool_call_end,
-  FerretUpdateSchemas.permission_request,
-  FerretUpdateSchemas.permission_resolved,
-  FerretUpdateSchemas.sandbox_violation,
-  FerretUpdateSchemas.approval_changed,
-  FerretUpdateSchemas.cost_update,
-  FerretUpdateSchemas.file_edit,
-  FerretUpdateSchemas.file_open,
-  FerretUpdateSchemas.notice,
-  FerretUpdateSchemas.turn_end,
-]);
+export const FerretUpdateSchema = lazySchema(() =>
+  z.discriminatedUnion('kind', [
+    FerretUpdateSchemas.agent_message_chunk,
+    FerretUpdateSchemas.user_message_chunk,
+    FerretUpdateSchemas.tool_call_start,
+    FerretUpdateSchemas.tool_call_progress,
+    FerretUpdateSchemas.tool_call_end,
+    FerretUpdateSchemas.permission_request,
+    FerretUpdateSchemas.permission_resolved,
+    FerretUpdateSchemas.sandbox_violation,
+    FerretUpdateSchemas.approval_changed,
+    FerretUpdateSchemas.cost_update,
+    FerretUpdateSchemas.file_edit,
+    FerretUpdateSchemas.file_open,
+    FerretUpdateSchemas.notice,
+    FerretUpdateSchemas.turn_end,
+  ]),
+);
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;
 export type FerretUpdateKind = FerretUpdate['kind'];

@@ -10,3 +10,4 @@ export * from './session.js';
 export * from './ferret-wire.js';
 export * from './ferret-update.js';
 export * from './commands.js';
+export * from './lazy-schema.js';

@@ -1,48 +1,57 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 import { ERROR_CODES } from './errors.js';
 import { AgentModeSchema, ApprovalPresetSchema, SandboxModeSchema, StopReasonSchema } from './types.js';
 
 // How a session is described to clients, on every surface.
 
 /** The small summary kept beside each log, so listing never reads whole logs. */
-export const SessionMetaSchema = z.object({
-  sessionId: z.string(),
-  cwd: z.string(),
-  title: z.string().optional(),
-  model: z.string(),
-  mode: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  costUsd: z.number().default(0),
-});
+export const SessionMetaSchema = lazySchema(() =>
+  z.object({
+    sessionId: z.string(),
+    cwd: z.string(),
+    title: z.string().optional(),
+    model: z.string(),
+    mode: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    costUsd: z.number().default(0),
+  }),
+);
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 
 /** A session as session/list and GET /session show it: its meta plus whether it runs now. */
-export const SessionSummarySchema = SessionMetaSchema.extend({
-  status: z.enum(['idle', 'running']),
-  live: z.boolean(),
-});
+export const SessionSummarySchema = lazySchema(() =>
+  SessionMetaSchema.extend({
+    status: z.enum(['idle', 'running']),
+    live: z.boolean(),
+  }),
+);
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
 /** What session/new and POST /session answer. */
-export const SessionDescriptionSchema = z.object({
-  sessionId: z.string(),
-  mode: AgentModeSchema,
-  model: z.string(),
-  sandbox: SandboxModeSchema,
-  approval: ApprovalPresetSchema,
-  cwd: z.string(),
-});
+export const SessionDescriptionSchema = lazySchema(() =>
+  z.object({
+    sessionId: z.string(),
+    mode: AgentModeSchema,
+    model: z.string(),
+    sandbox: SandboxModeSchema,
+    approval: ApprovalPresetSchema,
+    cwd: z.string(),
+  }),
+);
 export type SessionDescription = z.infer<typeof SessionDescriptionSchema>;
 
 /** How a turn ended, as the ferret dialect's session/message and HTTP's message route answer. */
-export const TurnResultSchema = z.object({
-  turnId: z.string(),
-  stopReason: StopReasonSchema,
-  message: z.object({ role: z.literal('assistant'), text: z.string() }),
-  /** Why the turn failed, when stopReason is `error`. */
-  error: z.string().optional(),
-  /** The failure's code when it has one (`auth_required`: set the provider's key). */
-  errorCode: z.enum(ERROR_CODES).optional(),
-});
+export const TurnResultSchema = lazySchema(() =>
+  z.object({
+    turnId: z.string(),
+    stopReason: StopReasonSchema,
+    message: z.object({ role: z.literal('assistant'), text: z.string() }),
+    /** Why the turn failed, when stopReason is `error`. */
+    error: z.string().optional(),
+    /** The failure's code when it has one (`auth_required`: set the provider's key). */
+    errorCode: z.enum(ERROR_CODES).optional(),
+  }),
+);
 export type TurnResult = z.infer<typeof TurnResultSchema>;

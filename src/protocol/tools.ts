@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
 /** ACP's tool kinds: how a client draws a tool call. */
 export const TOOL_KINDS = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other'] as const;
-export const ToolKindSchema = z.enum(TOOL_KINDS);
+export const ToolKindSchema = lazySchema(() => z.enum(TOOL_KINDS));
 export type ToolKind = z.infer<typeof ToolKindSchema>;
 
 /** How a tool touches the world; the approval policy and the plan mode decide on this. */

@@ -1,25 +1,26 @@
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.js';
 
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
-export const SandboxModeSchema = z.enum(SANDBOX_MODES);
+export const SandboxModeSchema = lazySchema(() => z.enum(SANDBOX_MODES));
 export type SandboxMode = z.infer<typeof SandboxModeSchema>;
 
 export const APPROVAL_PRESETS = ['suggest', 'auto', 'full-auto'] as const;
-export const ApprovalPresetSchema = z.enum(APPROVAL_PRESETS);
+export const ApprovalPresetSchema = lazySchema(() => z.enum(APPROVAL_PRESETS));
 export type ApprovalPreset = z.infer<typeof ApprovalPresetSchema>;
 
 export const STOP_REASONS = ['end_turn', 'cancelled', 'max_steps', 'error'] as const;
-export const StopReasonSchema = z.enum(STOP_REASONS);
+export const StopReasonSchema = lazySchema(() => z.enum(STOP_REASONS));
 export type StopReason = z.infer<typeof StopReasonSchema>;
 
 export const DECISIONS = ['allow', 'deny', 'always', 'never'] as const;
-export const DecisionSchema = z.enum(DECISIONS);
+export const DecisionSchema = lazySchema(() => z.enum(DECISIONS));
 export type Decision = z.infer<typeof DecisionSchema>;
 
-export const RiskSchema = z.enum(['low', 'medium', 'high']);
+export const RiskSchema = lazySchema(() => z.enum(['low', 'medium', 'high']));
 export type Risk = z.infer<typeof RiskSchema>;
 
-export const ToolStatusSchema = z.enum(['completed', 'failed', 'denied', 'cancelled']);
+export const ToolStatusSchema = lazySchema(() => z.enum(['completed', 'failed', 'denied', 'cancelled']));
 export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 
 const fourCounts = () =>
@@ -31,11 +32,11 @@ const fourCounts = () =>
   });
 
 /** Four disjoint token counts: input excludes cached input, output excludes reasoning. */
-export const UsageSchema = fourCounts();
+export const UsageSchema = lazySchema(() => fourCounts());
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** USD per million tokens of each usage count. */
-export const PricingSchema = fourCounts();
+export const PricingSchema = lazySchema(() => fourCounts());
 export type Pricing = z.infer<typeof PricingSchema>;
 
 export const ZERO_USAGE: Usage = { input: 0, output: 0, cache: 0, reasoning: 0 };
@@ -51,25 +52,29 @@ export function usdOf(usage: Usage, pricing: Pricing | undefined): number {
   );
 }
 
-export const ToolCallSchema = z.object({ id: z.string(), name: z.string(), args: z.unknown() });
+export const ToolCallSchema = lazySchema(() => z.object({ id: z.string(), name: z.string(), args: z.unknown() }));
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-export const ToolResultSchema = z.object({
-  callId: z.string(),
-  name: z.string(),
-  status: ToolStatusSchema,
-  output: z.string(),
-});
+export const ToolResultSchema = lazySchema(() =>
+  z.object({
+    callId: z.string(),
+    name: z.string(),
+    status: ToolStatusSchema,
+    output: z.string(),
+  }),
+);
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
 /** The conversation as the model sees it; stored as `message` events so a load can rebuild it. */
-export const MessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('user'), text: z.string() }),
-  z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(ToolCallSchema) }),
-  z.object({ role: z.literal('tool'), results: z.array(ToolResultSchema) }),
-]);
+export const MessageSchema = lazySchema(() =>
+  z.discriminatedUnion('role', [
+    z.object({ role: z.literal('user'), text: z.string() }),
+    z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(ToolCallSchema) }),
+    z.object({ role: z.literal('tool'), results: z.array(ToolResultSchema) }),
+  ]),
+);
 export type Message = z.infer<typeof MessageSchema>;
 
 export const AGENT_MODES = ['code', 'plan'] as const;
-export const AgentModeSchema = z.enum(AGENT_MODES);
+export const AgentModeSchema = lazySchema(() => z.enum(AGENT_MODES));
 export type AgentMode = z.infer<typeof AgentModeSchema>;

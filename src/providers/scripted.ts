@@ -2,26 +2,29 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { FerretError } from '../protocol/index.js';
-import { PricingSchema, UsageSchema } from '../protocol/index.js';
+import { FerretError, lazySchema, PricingSchema, UsageSchema } from '../protocol/index.js';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 
-const ScriptedResponseSchema = z.object({
-  chunks: z.array(z.string()).default([]),
-  reasoning: z.array(z.string()).optional(),
-  toolCalls: z
-    .array(z.object({ id: z.string().optional(), name: z.string().min(1), arguments: z.unknown().default({}) }))
-    .default([]),
-  usage: UsageSchema.partial().optional(),
-  delayMs: z.number().int().nonnegative().default(0),
-  error: z.string().optional(),
-});
+const ScriptedResponseSchema = lazySchema(() =>
+  z.object({
+    chunks: z.array(z.string()).default([]),
+    reasoning: z.array(z.string()).optional(),
+    toolCalls: z
+      .array(z.object({ id: z.string().optional(), name: z.string().min(1), arguments: z.unknown().default({}) }))
+      .default([]),
+    usage: UsageSchema.partial().optional(),
+    delayMs: z.number().int().nonnegative().default(0),
+    error: z.string().optional(),
+  }),
+);
 
-export const ScriptedFileSchema = z.object({
-  responses: z.array(ScriptedResponseSchema),
-  pricing: PricingSchema.partial().optional(),
-  contextWindow: z.number().int().positive().optional(),
-});
+export const ScriptedFileSchema = lazySchema(() =>
+  z.object({
+    responses: z.array(ScriptedResponseSchema),
+    pricing: PricingSchema.partial().optional(),
+    contextWindow: z.number().int().positive().optional(),
+  }),
+);
 export type ScriptedFile = z.infer<typeof ScriptedFileSchema>;
 
 function fieldPath(path: PropertyKey[]): string {

@@ -1,27 +1,29 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { SandboxModeSchema, type SandboxMode } from '../protocol/index.js';
+import { lazySchema, SandboxModeSchema, type SandboxMode } from '../protocol/index.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { AuditIndex } from './audit-index.js';
 
 // node:crypto loads at the first decision, not at start-up.
 const nodeCrypto = lazyRequire<typeof import('node:crypto')>('node:crypto');
 
-export const AuditEntrySchema = z.object({
-  ts: z.string(),
-  sessionId: z.string(),
-  workspace: z.string(),
-  /** The sandbox the decision was made under; a remembered "always" holds only under the same one. */
-  sandbox: SandboxModeSchema.optional(),
-  tool: z.string(),
-  key: z.string(),
-  decision: z.enum(['allow', 'deny', 'always', 'never']),
-  by: z.enum(['person', 'rule', 'preset', 'persisted', 'classifier', 'sandbox']),
-  who: z.string().optional(),
-  rule: z.string().optional(),
-  reason: z.string().optional(),
-});
+export const AuditEntrySchema = lazySchema(() =>
+  z.object({
+    ts: z.string(),
+    sessionId: z.string(),
+    workspace: z.string(),
+    /** The sandbox the decision was made under; a remembered "always" holds only under the same one. */
+    sandbox: SandboxModeSchema.optional(),
+    tool: z.string(),
+    key: z.string(),
+    decision: z.enum(['allow', 'deny', 'always', 'never']),
+    by: z.enum(['person', 'rule', 'preset', 'persisted', 'classifier', 'sandbox']),
+    who: z.string().optional(),
+    rule: z.string().optional(),
+    reason: z.string().optional(),
+  }),
+);
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 /** What the log found that it could not trust: lines whose integrity check failed, ignored. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   AgentModeSchema,
+  lazySchema,
   ApprovalPresetSchema,
   DecisionSchema,
   SandboxModeSchema,
@@ -11,25 +12,25 @@ import type { Dialect, DialectContext } from './dialect.js';
 import { toFerretUpdate } from '../../core/index.js';
 import { JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from './jsonrpc.js';
 
-const SessionId = z.string().min(1);
+const SessionId = lazySchema(() => z.string().min(1));
 const P = {
-  initialize: z.object({ protocolVersion: z.string().optional() }).loose(),
-  new: z.object({
+  initialize: lazySchema(() => z.object({ protocolVersion: z.string().optional() }).loose()),
+  new: lazySchema(() => z.object({
     cwd: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
     mode: AgentModeSchema.optional(),
     approval: ApprovalPresetSchema.optional(),
-  }),
-  load: z.object({ sessionId: SessionId }),
-  list: z.object({ cursor: z.string().optional(), limit: z.number().int().positive().max(10_000).optional(), cwd: z.string().optional() }).loose(),
-  message: z.object({ sessionId: SessionId, text: z.string() }),
-  cancel: z.object({ sessionId: SessionId }),
-  setMode: z.object({ sessionId: SessionId, mode: AgentModeSchema }),
-  setModel: z.object({ sessionId: SessionId, model: z.string().min(1) }),
-  setSandbox: z.object({ sessionId: SessionId, mode: SandboxModeSchema.optional() }),
-  setApproval: z.object({ sessionId: SessionId, preset: ApprovalPresetSchema }),
-  bridgeStatus: z.object({ sessionId: SessionId }),
-  respond: z.object({ sessionId: SessionId, id: z.string().min(1), decision: DecisionSchema }),
+  })),
+  load: lazySchema(() => z.object({ sessionId: SessionId })),
+  list: lazySchema(() => z.object({ cursor: z.string().optional(), limit: z.number().int().positive().max(10_000).optional(), cwd: z.string().optional() }).loose()),
+  message: lazySchema(() => z.object({ sessionId: SessionId, text: z.string() })),
+  cancel: lazySchema(() => z.object({ sessionId: SessionId })),
+  setMode: lazySchema(() => z.object({ sessionId: SessionId, mode: AgentModeSchema })),
+  setModel: lazySchema(() => z.object({ sessionId: SessionId, model: z.string().min(1) })),
+  setSandbox: lazySchema(() => z.object({ sessionId: SessionId, mode: SandboxModeSchema.optional() })),
+  setApproval: lazySchema(() => z.object({ sessionId: SessionId, preset: ApprovalPresetSchema })),
+  bridgeStatus: lazySchema(() => z.object({ sessionId: SessionId })),
+  respond: lazySchema(() => z.object({ sessionId: SessionId, id: z.string().min(1), decision: DecisionSchema })),
 };
 
 export const FERRET_PROTOCOL_VERSION = '0.2';

@@ -5,7 +5,7 @@ import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
 import { passCommandEnv, probeBwrap } from '../sandbox/confine.js';
 import { scrubInitialEnviron } from '../sandbox/environ.js';
-import { buildRuleSet } from '../sandbox/rules.js';
+import { buildRuleSet, type RuleSet } from '../sandbox/rules.js';
 import { protectStateRoot } from '../sandbox/state-roots.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
@@ -83,6 +83,7 @@ export function createCore(opts: CoreOptions): Core {
   guardState(home, config, opts.logger);
   const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
   const tools = lazyTools(opts.allowedTools);
+  const rules = lazyRules(config.rules);
   const deps: SessionDeps = {
     home,
     store: opts.store ?? new FileSessionStore(home),
@@ -92,7 +93,9 @@ export function createCore(opts: CoreOptions): Core {
       return tools.get();
     },
     loadTools: () => tools.load(),
-    rules: buildRuleSet(config.rules),
+    get rules() {
+      return rules();
+    },
     audit:
       opts.audit ??
       new AuditLog(
@@ -158,6 +161,17 @@ function lazyTools(allowed: readonly string[] | undefined): { get(): ToolRegistr
     load: () =>
       (loading ??= import('../tools/registry.js').then(({ BUILTIN_TOOLS, ToolRegistry }) => (registry = new ToolRegistry(BUILTIN_TOOLS, allowed)))),
   };
+}
+
+/**
+ * config.json's own rules are parsed now (a bad one stops start-up, naming it); the set with the
+ * built-in rules is parsed on first use (the first tool call, or the warm-up): 1–3 ms an editor's
+ * `initialize` does not need.
+ */
+function lazyRules(lists: FerretConfig['rules']): () => RuleSet {
+  buildRuleSet(lists, false);
+  let set: RuleSet | undefined;
+  return () => (set ??= buildRuleSet(lists));
 }
 
 function sessionLimits(given: Partial<SessionLimits> | undefined, config: FerretConfig, env: NodeJS.ProcessEnv): SessionLimits {

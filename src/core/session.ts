@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { promises as fsp } from 'node:fs';
 import {
   errorText,
   FerretError,
@@ -81,7 +81,7 @@ function editorSeam(files: Partial<FileAccess>): FileAccess {
 
 async function exists(path: string): Promise<boolean> {
   try {
-    await stat(path);
+    await fsp.stat(path);
     return true;
   } catch (err) {
     return !isNotFound(err); // unreadable but present: let the editor answer

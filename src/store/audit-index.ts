@@ -1,5 +1,4 @@
-import { appendFileSync, closeSync, openSync, readSync, statSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { appendFileSync, closeSync, openSync, readSync, statSync, promises as fsp } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Bytes read at a time: a million-line log is scanned in bounded memory. */
@@ -88,7 +87,7 @@ export class AuditIndex {
   async prepare(): Promise<void> {
     let st: LogStat | undefined;
     try {
-      st = logStat(await stat(this.log));
+      st = logStat(await fsp.stat(this.log));
     } catch {
       /* no log yet */
     }
@@ -164,13 +163,13 @@ export class AuditIndex {
   private async readIndex(out: { at: number; line: string }[], st: LogStat): Promise<void> {
     let size: number;
     try {
-      size = (await stat(this.file)).size;
+      size = (await fsp.stat(this.file)).size;
     } catch {
       return;
     }
     const from = this.indexBytes;
     if (size <= from) return;
-    const fh = await open(this.file, 'r');
+    const fh = await fsp.open(this.file, 'r');
     try {
       const buf = Buffer.alloc(size - from);
       const { bytesRead } = await fh.read(buf, 0, buf.length, from);
@@ -206,7 +205,7 @@ export class AuditIndex {
   private async scan(out: { at: number; line: string }[], st: LogStat): Promise<void> {
     const size = st.size;
     if (size <= this.logBytes) return;
-    const fh = await open(this.log, 'r');
+    const fh = await fsp.open(this.log, 'r');
     try {
       const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - this.logBytes));
       while (this.logBytes < size) {

@@ -1,5 +1,4 @@
-import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync, truncateSync, writeFileSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionEvent, SessionMeta } from '../protocol/index.js';
 import { EventLogWriter, LineScanner } from './event-log.js';
@@ -252,7 +251,7 @@ class FileSessionLog implements SessionLog {
     if (!existsSync(snapshotFile(this.home, this.id))) return undefined;
     let fh;
     try {
-      fh = await open(snapshotFile(this.home, this.id), 'r');
+      fh = await fsp.open(snapshotFile(this.home, this.id), 'r');
     } catch {
       return undefined;
     }
@@ -263,7 +262,7 @@ class FileSessionLog implements SessionLog {
       await fh.close();
     }
     if (!head) return undefined;
-    const log = await open(this.path, 'r');
+    const log = await fsp.open(this.path, 'r');
     try {
       const size = (await log.stat()).size;
       const w = markWindow(head.header, size);
@@ -317,7 +316,7 @@ class FileSessionLog implements SessionLog {
       itemCount: h.items,
       readItems: async () => {
         const out: unknown[] = [];
-        const fh = await open(file, 'r');
+        const fh = await fsp.open(file, 'r');
         try {
           await readLines((buf, pos) => fh.read(buf, 0, buf.length, pos).then((r) => r.bytesRead), from, (t) => take(t, out));
         } finally {
@@ -341,7 +340,7 @@ class FileSessionLog implements SessionLog {
     const write = async () => {
       if (this.closed) return; // never after the lock is given back: another process may write now
       const tmp = `${file}.tmp`;
-      const fh = await open(tmp, 'w', 0o600);
+      const fh = await fsp.open(tmp, 'w', 0o600);
       try {
         const header: SnapshotHeader = { v: SNAPSHOT_VERSION, seq: snap.seq, at: snap.at, folds: snap.folds, state: snap.state, items: items.length };
         let batch = JSON.stringify(header) + '\n';
@@ -358,7 +357,7 @@ class FileSessionLog implements SessionLog {
         await fh.close();
       }
       if (this.closed) return void rmSync(tmp, { force: true });
-      await rename(tmp, file);
+      await fsp.rename(tmp, file);
     };
     this.snapshotting = this.snapshotting.then(write, write);
     return this.snapshotting;
@@ -496,7 +495,7 @@ class FileEventReader implements EventReader {
   async *[Symbol.asyncIterator](): AsyncIterator<EventChunk> {
     const until = this.log.readLimit();
     let start = this.opts.from ?? this.log.seek(this.after);
-    const fh = await open(this.path, 'r');
+    const fh = await fsp.open(this.path, 'r');
     try {
       for (let attempt = 0; ; attempt++) {
         const scan = new LineScanner(start, this.after, this.opts.validate ?? false, this.opts.omitRepeatedChunksUpTo ?? 0);

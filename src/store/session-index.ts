@@ -1,5 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFileSync, mkdirSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { SessionMetaSchema, type SessionMeta } from '../protocol/index.js';
 import { eventlogRoot, eventsFile, metaFile, SESSION_DIR_PREFIX } from './paths.js';
@@ -178,7 +177,7 @@ export class MetaIndex {
     let size = 0;
     let ino = -1;
     try {
-      ({ size, ino } = await stat(this.file));
+      ({ size, ino } = await fsp.stat(this.file));
     } catch {
       /* no index yet */
     }
@@ -196,7 +195,7 @@ export class MetaIndex {
   }
 
   private async readIndex(size: number): Promise<void> {
-    const fh = await open(this.file, 'r');
+    const fh = await fsp.open(this.file, 'r');
     try {
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let carry: Buffer | undefined; // a line longer than a chunk, read so far
@@ -236,7 +235,7 @@ export class MetaIndex {
     const root = eventlogRoot(this.home);
     let mtime: number;
     try {
-      mtime = (await stat(root)).mtimeMs;
+      mtime = (await fsp.stat(root)).mtimeMs;
     } catch {
       return;
     }
@@ -244,7 +243,7 @@ export class MetaIndex {
     this.dirMtime = mtime;
     let names: string[];
     try {
-      names = await readdir(root);
+      names = await fsp.readdir(root);
     } catch {
       return;
     }
@@ -267,9 +266,9 @@ export class MetaIndex {
     this.compacting = true;
     this.duringCompaction = [];
     try {
-      await writeFile(tmp, text, { mode: 0o600 });
-      const { ino } = await stat(tmp);
-      await rename(tmp, this.file);
+      await fsp.writeFile(tmp, text, { mode: 0o600 });
+      const { ino } = await fsp.stat(tmp);
+      await fsp.rename(tmp, this.file);
       // What this process appended meanwhile went to the old file: append it to the new one.
       const again = this.duringCompaction.join('');
       if (again) appendFileSync(this.file, again, { mode: 0o600 });
@@ -289,8 +288,8 @@ export class MetaIndex {
 async function writeMeta(home: string, m: SessionMeta): Promise<void> {
   const file = metaFile(home, m.sessionId);
   try {
-    await writeFile(`${file}.tmp`, JSON.stringify(m), { mode: 0o600 });
-    await rename(`${file}.tmp`, file);
+    await fsp.writeFile(`${file}.tmp`, JSON.stringify(m), { mode: 0o600 });
+    await fsp.rename(`${file}.tmp`, file);
   } catch {
     /* a session folder that went away */
   }
@@ -305,7 +304,7 @@ async function findMeta(home: string, id: string): Promise<SessionMeta | undefin
 async function metaFromLog(home: string, id: string): Promise<SessionMeta | undefined> {
   try {
     const file = eventsFile(home, id);
-    const fh = await open(file, 'r');
+    const fh = await fsp.open(file, 'r');
     let head: string;
     let mtime: Date;
     try {
@@ -348,7 +347,7 @@ async function metaFromLog(home: string, id: string): Promise<SessionMeta | unde
 
 async function readMetaFile(home: string, id: string): Promise<SessionMeta | undefined> {
   try {
-    const parsed = SessionMetaSchema.safeParse(JSON.parse(await readFile(metaFile(home, id), 'utf8')));
+    const parsed = SessionMetaSchema.safeParse(JSON.parse(await fsp.readFile(metaFile(home, id), 'utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -9,8 +9,8 @@
 // - a write goes to a new temporary file in the same (verified) folder and is renamed over the
 //   target, so a hard link to a file outside (a pnpm store) is replaced, never written through;
 // - reads and writes stop on cancel.
-import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readlink, realpath, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats, promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { FileAccess } from './define.js';
 
@@ -47,7 +47,7 @@ function kindOf(st: Stats): string {
 /** Where an open descriptor really is; undefined when /proc is not there to say. */
 async function pathOfFd(fd: number): Promise<string | undefined> {
   try {
-    return await readlink(`/proc/self/fd/${fd}`);
+    return await fsp.readlink(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
   }
@@ -61,13 +61,13 @@ function swapped(p: string, now: string): FileError {
 async function openExact(p: string, flags: number, mode?: number): Promise<FileHandle> {
   let fh: FileHandle;
   try {
-    fh = await open(p, flags | O_NOFOLLOW | O_NONBLOCK, mode);
+    fh = await fsp.open(p, flags | O_NOFOLLOW | O_NONBLOCK, mode);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new FileError(`${p} is a symlink that appeared after it was checked; refusing to follow it`, 'ELOOP');
     throw err;
   }
   try {
-    const at = (await pathOfFd(fh.fd)) ?? (await realpath(p));
+    const at = (await pathOfFd(fh.fd)) ?? (await fsp.realpath(p));
     if (at !== p) throw swapped(p, at);
     return fh;
   } catch (err) {
@@ -108,7 +108,7 @@ async function readText(p: string, signal?: AbortSignal): Promise<string> {
 async function ensureDir(dir: string): Promise<void> {
   const missing: string[] = [];
   for (let cur = dir; ; cur = dirname(cur)) {
-    const st = await lstat(cur).catch(() => undefined);
+    const st = await fsp.lstat(cur).catch(() => undefined);
     if (st) break;
     missing.unshift(cur);
     if (dirname(cur) === cur) break;
@@ -117,18 +117,18 @@ async function ensureDir(dir: string): Promise<void> {
   try {
     for (const d of missing) {
       try {
-        await mkdir(d);
+        await fsp.mkdir(d);
         made.push(d);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
-      const st = await lstat(d);
+      const st = await fsp.lstat(d);
       if (!st.isDirectory()) throw new FileError(`${d} is ${kindOf(st)}, not a folder`, 'ENOTDIR');
     }
-    const real = await realpath(dir);
+    const real = await fsp.realpath(dir);
     if (real !== dir) throw swapped(dir, real);
   } catch (err) {
-    for (const d of made.reverse()) await rmdir(d).catch(() => undefined);
+    for (const d of made.reverse()) await fsp.rmdir(d).catch(() => undefined);
     throw err;
   }
 }
@@ -137,7 +137,7 @@ async function writeText(p: string, content: string, signal?: AbortSignal): Prom
   signal?.throwIfAborted();
   const dir = dirname(p);
   await ensureDir(dir);
-  const old = await lstat(p).catch(() => undefined);
+  const old = await fsp.lstat(p).catch(() => undefined);
   if (old && !old.isFile()) throw new FileError(`${p} is ${kindOf(old)}, not a regular file; not replacing it`, old.isDirectory() ? 'EISDIR' : 'ENOTREG');
   const tmp = join(dir, `.${basename(p)}.ferret-${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}.tmp`);
   // A new file gets the umask's permissions; a replaced one keeps its own (a script stays executable).
@@ -155,12 +155,12 @@ async function writeText(p: string, content: string, signal?: AbortSignal): Prom
     await fh.close();
     signal?.throwIfAborted();
     // The folder is proved again right before the rename: the temporary file anchors it.
-    const real = await realpath(dir);
+    const real = await fsp.realpath(dir);
     if (real !== dir) throw swapped(dir, real);
-    await rename(tmp, p);
+    await fsp.rename(tmp, p);
   } catch (err) {
     await fh.close().catch(() => undefined);
-    await unlink(madeAt).catch(() => undefined);
+    await fsp.unlink(madeAt).catch(() => undefined);
     throw err;
   }
 }

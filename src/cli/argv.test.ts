@@ -23,13 +23,18 @@ describe('parseCommand', () => {
     });
   });
 
+  it("takes the word after a flag as its value even when it starts with a dash, as commander did", () => {
+    expect(parseCommand(SPEC, ['--port', '-1', '--allowed-tools', '--http']).values).toMatchObject({ port: '-1', allowedTools: '--http', http: false });
+  });
+
   it('takes what follows -- as the argument, even when it looks like a flag', () => {
     expect(parseCommand(SPEC, ['--', '--http']).argument).toBe('--http');
   });
 
   it('names the flag or argument that is wrong', () => {
     expect(() => parseCommand(SPEC, ['--nope'])).toThrow(new FlagError("Unknown option '--nope' (see chimera ferret demo --help)"));
-    expect(() => parseCommand(SPEC, ['--port'])).toThrow(/--port <value>' argument missing/);
+    expect(() => parseCommand(SPEC, ['--port'])).toThrow(new FlagError('--port needs a value (see chimera ferret demo --help)'));
+    expect(() => parseCommand(SPEC, ['--allowed-tools', '--'])).toThrow(/--allowed-tools needs a value/);
     expect(() => parseCommand(SPEC, ['a', 'b'])).toThrow(/unexpected argument "b"/);
     expect(() => parseCommand({ ...SPEC, argument: undefined }, ['a'])).toThrow(/unexpected argument "a"/);
   });

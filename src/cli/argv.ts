@@ -31,6 +31,26 @@ export interface ParsedCommand {
   argument: string | undefined;
 }
 
+/**
+ * `--port -1` → `--port=-1`: the word after a flag that takes a value is that value, even when it
+ * starts with a dash (parseArgs would call it ambiguous; the flag's own check then names what is
+ * wrong with it, as `--port: "-1" is not a port`).
+ */
+function joinValues(spec: CommandSpec, argv: string[]): string[] {
+  const takesValue = new Set(spec.flags.filter((f) => f.value).map((f) => `--${f.name}`));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (takesValue.has(a) && next !== undefined && next !== '--') {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 
 /** argv after the command's words → its values; a FlagError names what is wrong. */
@@ -39,11 +59,15 @@ export function parseCommand(spec: CommandSpec, argv: string[]): ParsedCommand {
   for (const f of spec.flags) options[f.name] = f.value ? { type: 'string' } : { type: 'boolean' };
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: joinValues(spec, argv), options, strict: true, allowPositionals: true });
   } catch (err) {
+    const see = `(see ${['chimera', ...spec.path].join(' ')} --help)`;
+    const e = err as Error & { code?: string };
+    const flag = /'(--[\w-]+)/.exec(e.message)?.[1];
+    if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) throw new FlagError(`${flag} needs a value ${see}`);
     // Node's message is one sentence plus advice on `--`; the sentence is what a person needs.
-    const first = ((err as Error).message.split(/\.\s/)[0] ?? '').replace(/\.$/, '');
-    throw new FlagError(`${first} (see ${['chimera', ...spec.path].join(' ')} --help)`);
+    const first = (e.message.split(/\.\s/)[0] ?? '').replace(/\.$/, '');
+    throw new FlagError(`${first} ${see}`);
   }
   const max = spec.argument ? 1 : 0;
   if (parsed.positionals.length > max) {

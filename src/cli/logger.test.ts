@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { deferredLogger } from './logger.js';
+import { createLogger, deferredLogger } from './logger.js';
 
 /** A deferred logger over a real pino writing JSON lines to memory; `built` counts pino builds. */
 function setup(level = 'info') {
@@ -66,5 +66,11 @@ describe('deferredLogger', () => {
     expect(builds()).toBe(0);
     expect(typeof logger.bindings).toBe('function');
     expect(builds()).toBe(1);
+  });
+
+  it('takes FERRET_LOG_LEVEL in any case, and refuses an unknown one at once, naming it', () => {
+    expect(createLogger('DEBUG').isLevelEnabled('debug')).toBe(true);
+    expect(createLogger(' Warn ').level).toBe('warn');
+    expect(() => createLogger('verbose')).toThrow('FERRET_LOG_LEVEL: unknown level "verbose"; expected one of trace, debug, info, warn, error, fatal, silent');
   });
 });

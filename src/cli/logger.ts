@@ -23,7 +23,10 @@ const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 4
  * The pino logger itself is built when the first line at or above `level` is logged, or when
  * anything else of it is used.
  */
-export function createLogger(level = process.env['FERRET_LOG_LEVEL'] ?? 'info'): Logger {
+export function createLogger(given = process.env['FERRET_LOG_LEVEL'] ?? 'info'): Logger {
+  // Checked now, as pino would at its start: a bad level is a start-up error, not a crash at the first line.
+  const level = given.trim().toLowerCase();
+  if (!(level in LEVELS)) throw new Error(`FERRET_LOG_LEVEL: unknown level "${given}"; expected one of ${Object.keys(LEVELS).join(', ')}`);
   const build = (): Logger => {
     const { default: make, destination } = pino();
     let dest: DestinationStream = destination({ fd: 2, sync: false });
@@ -60,7 +63,7 @@ export function deferredLogger(build: () => Logger, level: string): Logger {
         case 'child':
           return real
             ? real.child.bind(real)
-            : (bindings: Record<string, unknown>, options?: { level?: string }) => deferredLogger(() => get().child(bindings, options), options?.level ?? level);
+            : (bindings: Record<string, unknown>, options?: { level?: string }) => deferredLogger(() => get().child(bindings, options), options?.level?.toLowerCase() ?? level);
       }
       const v = Reflect.get(get(), key) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(real) : v;

@@ -113,23 +113,31 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/** Help asked for before a `--` (after it, `--help` is a prompt's text). */
-function wantsHelp(argv: string[]): boolean {
+/** Whether one of `words` comes before a `--` (after it, `--help` is a prompt's text). */
+function asked(argv: string[], ...words: string[]): boolean {
   const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '-h' || a === '--help');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => words.includes(a));
 }
+const wantsHelp = (argv: string[]) => asked(argv, '-h', '--help');
 
 /** `chimera [help] ferret serve|exec …`: the command the words name, its help, or a clear error. */
 async function main(argv: string[]): Promise<void> {
-  const help = argv[0] === 'help';
-  const [group, command, ...rest] = help ? argv.slice(1) : argv;
+  // -V anywhere before `--` (as commander had it: `chimera ferret serve --version` too).
+  if (asked(argv, '-V', '--version')) return void process.stdout.write(`${VERSION}\n`);
+  let help = argv[0] === 'help';
+  const words = help ? argv.slice(1) : argv;
+  // `chimera ferret help serve` as well as `chimera help ferret serve`.
+  if (words[0] === 'ferret' && words[1] === 'help') {
+    help = true;
+    words.splice(1, 1);
+  }
+  const [group, command, ...rest] = words;
   const show = (text: string) => void process.stdout.write(text);
   const fail = (message: string, usage: string): never => {
     process.stderr.write(`chimera: ${message}\n\n${usage}`);
     process.exit(1);
   };
   if (group === undefined || group.startsWith('-')) {
-    if (!help && (group === '-V' || group === '--version')) return show(`${VERSION}\n`);
     if (help || wantsHelp(argv)) return show(CHIMERA_HELP);
     return group === undefined ? fail('a command is needed', CHIMERA_HELP) : fail(`unknown option '${group}'`, CHIMERA_HELP);
   }

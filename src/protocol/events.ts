@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
+import { built, lazySchema } from './lazy-schema.js';
 import { ERROR_CODES } from './errors.js';
 import {
   AgentModeSchema,
@@ -15,13 +15,14 @@ import {
 
 // The single source of truth for what a session emits. Every adapter maps from this union,
 // the store writes it, and a load folds it back into a session.
+// Fields are the built schemas, not the proxies: a replay parses every event (lazy-schema.ts).
 const ev = <T extends string, S extends z.ZodRawShape>(type: T, data: S) =>
   z.object({
     seq: z.number().int().positive(),
     sessionId: z.string(),
     ts: z.number(),
     type: z.literal(type),
-    data: z.object(data),
+    data: z.object(Object.fromEntries(Object.entries(data).map(([k, v]) => [k, built(v)])) as S),
   });
 
 export const SessionCreatedEvent = lazySchema(() =>
@@ -159,27 +160,27 @@ export const TurnEndEvent = lazySchema(() =>
 
 export const SessionEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
-    SessionCreatedEvent,
-    TurnStartEvent,
-    MessageChunkEvent,
-    ReasoningChunkEvent,
-    ToolCallStartEvent,
-    ToolCallRunningEvent,
-    ToolCallProgressEvent,
-    ToolCallEndEvent,
-    PermissionRequestedEvent,
-    PermissionResolvedEvent,
-    SandboxViolationEvent,
-    ApprovalChangedEvent,
-    ModeChangedEvent,
-    ModelChangedEvent,
-    CostUpdateEvent,
-    FileEditEvent,
-    FileOpenEvent,
-    NoticeEvent,
-    HistoryMessageEvent,
-    HistoryCompactedEvent,
-    TurnEndEvent,
+    built(SessionCreatedEvent),
+    built(TurnStartEvent),
+    built(MessageChunkEvent),
+    built(ReasoningChunkEvent),
+    built(ToolCallStartEvent),
+    built(ToolCallRunningEvent),
+    built(ToolCallProgressEvent),
+    built(ToolCallEndEvent),
+    built(PermissionRequestedEvent),
+    built(PermissionResolvedEvent),
+    built(SandboxViolationEvent),
+    built(ApprovalChangedEvent),
+    built(ModeChangedEvent),
+    built(ModelChangedEvent),
+    built(CostUpdateEvent),
+    built(FileEditEvent),
+    built(FileOpenEvent),
+    built(NoticeEvent),
+    built(HistoryMessageEvent),
+    built(HistoryCompactedEvent),
+    built(TurnEndEvent),
   ]),
 );
 

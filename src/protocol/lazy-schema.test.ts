@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
+import { built, lazySchema } from './lazy-schema.js';
 
 describe('lazySchema', () => {
   it('builds the schema on first use, once', () => {
@@ -36,5 +36,15 @@ describe('lazySchema', () => {
     const Rec = lazySchema(() => ({ a: z.string(), b: z.number() }) as const);
     expect(Object.keys(Rec)).toEqual(['a', 'b']);
     expect(Rec.b.parse(2)).toBe(2);
+  });
+});
+
+describe('built', () => {
+  it('is the schema a lazySchema stands for, and anything else as it is', () => {
+    const inner = z.string();
+    const L = lazySchema(() => inner);
+    expect(built(L)).toBe(inner);
+    expect(built(inner)).toBe(inner);
+    expect(built(undefined)).toBe(undefined);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
+import { built, lazySchema } from './lazy-schema.js';
 
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
 export const SandboxModeSchema = lazySchema(() => z.enum(SANDBOX_MODES));
@@ -59,7 +59,7 @@ export const ToolResultSchema = lazySchema(() =>
   z.object({
     callId: z.string(),
     name: z.string(),
-    status: ToolStatusSchema,
+    status: built(ToolStatusSchema),
     output: z.string(),
   }),
 );
@@ -69,8 +69,8 @@ export type ToolResult = z.infer<typeof ToolResultSchema>;
 export const MessageSchema = lazySchema(() =>
   z.discriminatedUnion('role', [
     z.object({ role: z.literal('user'), text: z.string() }),
-    z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(ToolCallSchema) }),
-    z.object({ role: z.literal('tool'), results: z.array(ToolResultSchema) }),
+    z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(built(ToolCallSchema)) }),
+    z.object({ role: z.literal('tool'), results: z.array(built(ToolResultSchema)) }),
   ]),
 );
 export type Message = z.infer<typeof MessageSchema>;

@@ -1,9 +1,11 @@
 import { appendFileSync, fstatSync, mkdirSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SessionEventSchema, type SessionEvent } from '../protocol/index.js';
+import { built, SessionEventSchema, type SessionEvent } from '../protocol/index.js';
 import { logFds, type FdPool } from './fd-pool.js';
 import type { LogMark } from './session-store.js';
 
+/** The union itself, not its proxy: it parses every line of a validated replay (protocol/lazy-schema.ts). */
+let eventSchema: typeof SessionEventSchema | undefined;
 const MAX_RETAINED_CHARS = 64 * 1024 * 1024;
 /** A burst in one tick is written every this many bytes instead of all at its end. */
 const FLUSH_BYTES = 1024 * 1024;
@@ -305,7 +307,7 @@ export class LineScanner {
     }
     let event: SessionEvent;
     if (this.validate) {
-      const ok = SessionEventSchema.safeParse(parsed);
+      const ok = (eventSchema ??= built(SessionEventSchema)).safeParse(parsed);
       if (!ok.success) return void this.badLines++;
       event = ok.data;
     } else {

@@ -13,11 +13,11 @@ afterEach(() => {
   env = undefined;
 });
 
-function chimera(args: string[]) {
+function chimera(args: string[], extraEnv: Record<string, string> = {}) {
   env ??= tempEnv();
   const r = spawnSync(process.execPath, [CHIMERA, ...args], {
     cwd: env.ws,
-    env: { ...process.env, CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'warn' },
+    env: { ...process.env, CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'warn', ...extraEnv },
     encoding: 'utf8',
     timeout: 30_000,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,6 +44,7 @@ describe('chimera flags and help', () => {
     expect(exec.code).toBe(0);
     for (const flag of ['--cwd', '--model', '--sandbox', '--approval', '--allowed-tools', '--json', '--resume']) expect(exec.stdout).toContain(`  ${flag}`);
     expect(exec.stdout).toMatch(/Usage: chimera ferret exec \[options\] \[prompt\]/);
+    expect(chimera(['ferret', 'help', 'serve']).stdout).toBe(serve.stdout);
     expect(chimera(['ferret', '-h']).stdout).toMatch(/serve \[options\][\s\S]*exec \[options\] \[prompt\]/);
   });
 
@@ -51,12 +52,14 @@ describe('chimera flags and help', () => {
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
     expect(chimera(['-V'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
     expect(chimera(['--version']).stdout).toBe(`${pkg.version}\n`);
+    expect(chimera(['ferret', 'serve', '--version'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
   });
 
   it('a wrong flag, a missing value or a stray argument exits 2 with one line naming it; stdout stays empty', () => {
     const cases: [string[], RegExp][] = [
       [['ferret', 'serve', '--bogus'], /^chimera ferret serve: Unknown option '--bogus' \(see chimera ferret serve --help\)\n$/],
-      [['ferret', 'serve', '--port'], /--port <value>' argument missing/],
+      [['ferret', 'serve', '--port'], /^chimera ferret serve: --port needs a value/],
+      [['ferret', 'serve', '--http', '--port', '-1'], /--port: "-1" is not a port; expected an integer from 0 to 65535/],
       [['ferret', 'serve', '--port=99999'], /--port: "99999" is not a port/],
       [['ferret', 'serve', 'extra'], /unexpected argument "extra"/],
       [['ferret', 'serve', '--sandbox', 'yolo'], /--sandbox: unknown mode "yolo"; expected one of read-only, workspace-write, danger-full-access/],
@@ -76,6 +79,9 @@ describe('chimera flags and help', () => {
     expect(r.stderr).toMatch(/^chimera: unknown command 'nope'\n\nUsage: chimera/);
     expect(chimera(['ferret', 'serv']).stderr).toMatch(/unknown command 'ferret serv'/);
     expect(chimera([]).code).toBe(1);
+    const level = chimera(['ferret', 'serve'], { FERRET_LOG_LEVEL: 'verbose' });
+    expect(level.code).toBe(1);
+    expect(level.stderr).toBe('chimera: FERRET_LOG_LEVEL: unknown level "verbose"; expected one of trace, debug, info, warn, error, fatal, silent\n');
   });
 
   it('after --, a --help is the prompt, not a flag', () => {

@@ -309,7 +309,8 @@ export class Session implements TurnHost {
 
   /** Keeps the whole state at the log's end, so a load folds only what comes after. */
   snapshot(): Promise<void> {
-    if (this.snapping) return this.snapping;
+    // One in flight holds an older state: this one follows it (a session let go mid-write keeps its end).
+    if (this.snapping) return this.snapping.then(() => this.snapshot());
     if (this.following) return Promise.resolve(); // the writer keeps the snapshots
     // A short log folds faster than a snapshot is read: only longer ones get one.
     if (this.closed || this.seq === this.snapSeq || this.seq < SNAPSHOT_MIN_EVENTS) return Promise.resolve();

@@ -15,7 +15,9 @@ export function tempDir(name, { parent = tmpdir(), removeAtExit = true } = {}) {
 
 /** Removes a folder (one tempDir made, or any) and forgets it. */
 export function removeDir(d) {
-  rmSync(d, { recursive: true, force: true });
+  // Retried: a server that is still exiting may write into it meanwhile (its compiled-code cache,
+  // CHIMERA_HOME/ferret/code-cache), and a single pass then fails with ENOTEMPTY.
+  rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   dirs.delete(d);
 }
 

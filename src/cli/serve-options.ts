@@ -4,7 +4,7 @@ import { AgentFlagsSchema, FlagError, parseAgentOptions, seconds, type AgentOpti
 
 export { FlagError } from './agent-options.js';
 
-/** Raw commander values → validated serve options; each failure names the flag and what it accepts. */
+/** Flag values as cli/argv.ts parses them → validated serve options; each failure names the flag and what it accepts. */
 export const ServeFlagsSchema = AgentFlagsSchema.extend({
   http: z.boolean().default(false),
   port: z.string().default('5173'),

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -23,6 +24,19 @@ describe('system prompt', () => {
     const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'file.ts')]);
     expect(p.indexOf('ROOT RULE')).toBeLessThan(p.indexOf('PKG RULE'));
     expect(p).not.toContain('UNTOUCHED RULE');
+  });
+
+  it('an AGENTS.md that is a FIFO never blocks the prompt; a symlinked one is read; a long one is cut', () => {
+    mkdirSync(join(ws, 'pkg', 'fifo'), { recursive: true });
+    execFileSync('mkfifo', [join(ws, 'pkg', 'fifo', 'AGENTS.md')]);
+    expect(systemPrompt('code', ws, [], [join(ws, 'pkg', 'fifo', 'x.ts')])).not.toContain('Instructions from pkg/fifo');
+    writeFileSync(join(ws, 'pkg', 'RULES.md'), 'LINKED RULE');
+    symlinkSync('RULES.md', join(ws, 'pkg', 'AGENTS.md'));
+    expect(systemPrompt('code', ws, [], [join(ws, 'pkg', 'x.ts')])).toContain('LINKED RULE');
+    writeFileSync(join(ws, 'pkg', 'RULES.md'), 'y'.repeat(40_000));
+    const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'x.ts')]);
+    expect(p).toContain('y'.repeat(32_000));
+    expect(p).not.toContain('y'.repeat(32_001));
   });
 
   it('gives the plan agent its own instructions', () => {

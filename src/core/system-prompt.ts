@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import type { AgentMode } from '../protocol/index.js';
+import { readSmallFileSync } from '../sandbox/real-path.js';
 import type { OfferedTool } from './turn-host.js';
 
 const BASE: Record<AgentMode, string> = {
@@ -30,12 +30,12 @@ export function agentsDirs(cwd: string, touched: Iterable<string>): string[] {
   return dirs;
 }
 
+/** Larger files are not read (per model call, on the event loop); the first MAX_AGENTS_BYTES are kept. */
+const READ_AGENTS_MAX = 1 << 20;
+
+// Read per model call: a missing file costs no thrown error, a FIFO never blocks (real-path.ts).
 function readAgents(dir: string): string | undefined {
-  try {
-    return readFileSync(join(dir, 'AGENTS.md'), 'utf8').slice(0, MAX_AGENTS_BYTES);
-  } catch {
-    return undefined;
-  }
+  return readSmallFileSync(join(dir, 'AGENTS.md'), READ_AGENTS_MAX, true)?.slice(0, MAX_AGENTS_BYTES);
 }
 
 /**

@@ -20,3 +20,16 @@ describe('bash approval stays within the event-loop budget', () => {
     expect(heredoc.judgement.opaque).toBeUndefined();
   });
 });
+
+describe('bash approval keeps its recent verdicts per rule set', () => {
+  it('the same text under other rules is judged again, and a caller changing its copy changes nothing', async () => {
+    const denyAll = buildRuleSet({ deny: ['bash(npm publish:*)'] });
+    const first = await bashApproval('npm publish --dry-run', rules);
+    expect(first.judgement.action).not.toBe('deny');
+    const ruled = await bashApproval('npm publish --dry-run', denyAll);
+    expect(ruled.judgement).toMatchObject({ action: 'deny', rule: 'bash(npm publish:*)' });
+    first.judgement.action = 'deny';
+    expect((await bashApproval('npm publish --dry-run', rules)).judgement.action).not.toBe('deny');
+    expect((await bashApproval('  npm publish --dry-run ', rules)).key).toBe(first.key);
+  });
+});

@@ -16,6 +16,23 @@ export const MAX_JUDGED_LINES = 24;
  */
 export async function bashApproval(command: string, rules: RuleSet): Promise<{ key: string; judgement: ToolJudgement }> {
   const text = command.trim();
+  // The verdict is a function of the text and the rules alone (no file system, no environment):
+  // an agent runs the same few commands again and again, and a thousand sessions run the same one.
+  let byText = recent.get(rules);
+  if (!byText) recent.set(rules, (byText = new Map()));
+  const hit = byText.get(text);
+  if (hit) return { key: hit.key, judgement: { ...hit.judgement } };
+  const made = await judge(text, rules);
+  byText.set(text, made);
+  if (byText.size > RECENT_MAX) byText.delete(byText.keys().next().value!);
+  return { key: made.key, judgement: { ...made.judgement } };
+}
+
+/** Verdicts kept per rule set, oldest dropped first. */
+const RECENT_MAX = 64;
+const recent = new WeakMap<RuleSet, Map<string, { key: string; judgement: ToolJudgement }>>();
+
+async function judge(text: string, rules: RuleSet): Promise<{ key: string; judgement: ToolJudgement }> {
   const lines = judgedLines(text);
   if (lines > MAX_JUDGED_LINES) {
     const reason = `The command is a ${lines}-line script, too long to judge command by command without stalling the server; a person must read it (or the agent can split it, or write it to a file and run that).`;

@@ -1,10 +1,11 @@
 // OS confinement of shell commands with bubblewrap (contract §6, issue 7).
 // The OS enforces the sandbox; nothing here inspects the command string.
-import { accessSync, constants, lstatSync, realpathSync } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isInside, type SandboxMode } from '../protocol/index.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from './host-meta.js';
+import { lstatOrUndefined } from './real-path.js';
 import { stateBlocks } from './state-roots.js';
 import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';
@@ -76,6 +77,23 @@ const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 // Fixed system locations first, then absolute PATH entries; never anything inside the
 // workspace, so a repository cannot plant its own `bwrap` or `bash`.
 function findExecutable(name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
+  // Looked up twice per command: a found program is kept for a moment (it is still checked
+  // again after FOUND_MS, so an uninstalled or moved one is not used for long).
+  const key = `${name}\0${pathEnv ?? ''}\0${exclude ?? ''}`;
+  const hit = found.get(key);
+  if (hit && performance.now() - hit.at < FOUND_MS) return hit.file;
+  const file = lookUpExecutable(name, pathEnv, exclude);
+  if (file === undefined) found.delete(key);
+  else {
+    found.set(key, { file, at: performance.now() });
+    if (found.size > 32) found.delete(found.keys().next().value!);
+  }
+  return file;
+}
+const FOUND_MS = 2000;
+const found = new Map<string, { file: string; at: number }>();
+
+function lookUpExecutable(name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
   const dirs = ['/usr/bin', '/bin', '/usr/local/bin', ...(pathEnv ?? '').split(delimiter)];
   for (const dir of dirs) {
     if (!isAbsolute(dir) || (exclude !== undefined && isInside(exclude, dir))) continue;
@@ -91,12 +109,7 @@ function findExecutable(name: string, pathEnv: string | undefined, exclude?: str
 }
 
 function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
+  return lstatOrUndefined(p) !== undefined;
 }
 
 interface Guard {
@@ -111,13 +124,15 @@ interface Guard {
  * what it points to, the files other tools run), and the missing names that get a placeholder.
  */
 function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
-  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p) || isEmptyFolder(p));
   const roots = rootRunPaths(ws);
-  const candidates = [...roots, ...repoTargets(ws).map((t) => t.path)];
-  if (scan) candidates.push(...nestedGitPaths(scan));
   // The scan just looked at every root name (in this tick's run-up to the spawn): no second lstat each.
   const scanned = scan && scan.workspace === ws ? new Set(roots) : undefined;
   const present = (c: string) => (scanned?.has(c) ? scan!.roots.has(c) : exists(c));
+  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !present(p) || isEmptyFolder(p));
+  // A placeholder `.git` (missing, or an empty folder) is no repository: nothing of git's to follow.
+  const repo = placeholders.includes(join(ws, '.git')) ? [] : repoTargets(ws);
+  const candidates = [...roots, ...repo.map((t) => t.path)];
+  if (scan) candidates.push(...nestedGitPaths(scan));
   const found: string[] = [];
   for (const c of candidates) {
     if (!present(c) || placeholders.includes(c)) continue;
@@ -187,7 +202,7 @@ function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>,
  */
 export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   if (!isAbsolute(req.workspace)) throw new Error(`workspace must be absolute: ${req.workspace}`);
-  const ws = realpathSync(req.workspace);
+  const ws = realpathSync.native(req.workspace); // one system call, not an lstat per component
   const env = commandEnv(req.env);
   env.PATH ??= DEFAULT_PATH;
   const confined = req.mode !== 'danger-full-access';

@@ -23,6 +23,8 @@ export interface GitScan {
   git: Map<string, string>;
   /** False when the folder budget ran out before the whole tree was read. */
   complete: boolean;
+  /** The workspace's own entries, lower-cased (undefined when it could not be read). */
+  rootNames?: Set<string>;
   at: number;
 }
 
@@ -30,6 +32,7 @@ const recent = new Map<string, GitScan>();
 
 class Walk {
   readonly git = new Map<string, string>();
+  rootNames: Set<string> | undefined;
   private readonly queue: string[];
   private readonly skip: Set<string>;
   private i = 0;
@@ -51,6 +54,7 @@ class Walk {
     } catch {
       return;
     }
+    if (dir === this.ws) this.rootNames = new Set(entries.map((e) => e.name.toLowerCase()));
     for (const e of entries) {
       const p = join(dir, e.name);
       if (e.name.toLowerCase() === '.git') {
@@ -62,7 +66,8 @@ class Walk {
     }
   }
   result(): GitScan {
-    const scan = { workspace: this.ws, git: this.git, complete: this.done, at: Date.now() };
+    const scan: GitScan = { workspace: this.ws, git: this.git, complete: this.done, at: Date.now() };
+    if (this.rootNames) scan.rootNames = this.rootNames;
     recent.set(this.ws, scan);
     return scan;
   }

@@ -61,12 +61,18 @@ export function isGitPath(p: string): boolean {
 }
 
 /** The workspace-root (or home) entries that count as protected for a workspace, as absolute paths. */
-export function rootRunPaths(ws: string): string[] {
+export function rootRunPaths(ws: string): readonly string[] {
+  // Asked three times per command (before, for the binds, after): kept for the last workspaces.
+  const hit = runPathsOf.get(ws);
+  if (hit) return hit;
   const out = HOST_RUN_NAMES.map((n) => join(ws, n));
   const home = realHome();
   if (isInside(ws, home)) for (const n of HOME_RUN_NAMES) out.push(join(home, n));
+  runPathsOf.set(ws, Object.freeze(out));
+  if (runPathsOf.size > 64) runPathsOf.delete(runPathsOf.keys().next().value!);
   return out;
 }
+const runPathsOf = new Map<string, readonly string[]>();
 
 /**
  * What the host would run from `real`, a real path a file tool is about to write, in a workspace

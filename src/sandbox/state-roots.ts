@@ -17,6 +17,7 @@ const realOf = new Map<string, string>();
 export function protectStateRoot(dir: string): void {
   registered.add(dir);
   realOf.delete(dir);
+  blocksOf.clear();
 }
 
 /** Every protected state root, as real paths (resolved once: the root exists from start-up on). */
@@ -37,14 +38,26 @@ export function stateRoots(): string[] {
  * What of the state roots is off limits for a workspace: a whole root, or, when a root holds the
  * workspace itself (CHIMERA_HOME=~ with --cwd ~/project), its state folders.
  */
-export function stateBlocks(workspace: string): string[] {
+export function stateBlocks(workspace: string): readonly string[] {
+  // Asked several times per command: kept per workspace until a root is added or CHIMERA_HOME changes.
+  const env = process.env['CHIMERA_HOME'] ?? '';
+  if (env !== blocksEnv) {
+    blocksOf.clear();
+    blocksEnv = env;
+  }
+  const hit = blocksOf.get(workspace);
+  if (hit) return hit;
   const out: string[] = [];
   for (const root of stateRoots()) {
     if (isInside(root, workspace)) for (const d of STATE_DIRS) out.push(join(root, d));
     else out.push(root);
   }
+  blocksOf.set(workspace, Object.freeze(out));
+  if (blocksOf.size > 64) blocksOf.delete(blocksOf.keys().next().value!);
   return out;
 }
+const blocksOf = new Map<string, readonly string[]>();
+let blocksEnv = '';
 
 /** The protected state folder `real` lies in, if any. */
 export function inStateBlock(workspace: string, real: string): string | undefined {

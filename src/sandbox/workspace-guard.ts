@@ -2,7 +2,7 @@
 // before it, the protected paths that exist (read-only binds, confine.ts); after it, anything
 // protected that the command created where no bind could stand (a new `sub/.git`, a new
 // `.vscode`) is moved aside, so the host never runs it. See docs/security.md for the window.
-import { lstatSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
+import { readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isInside } from '../protocol/index.js';
 import { scanGit, type GitScan } from './git-scan.js';
@@ -19,6 +19,14 @@ export async function scanWorkspace(ws: string): Promise<WorkspaceScan> {
   const scan = await scanGit(ws);
   const roots = new Map<string, string>();
   for (const p of rootRunPaths(ws)) {
+    // A root name the listing just read does not hold (compared as a case-folding file system
+    // would) is not there: no lstat for each of the ~20 names, most of them missing.
+    if (scan.rootNames && dirname(p) === ws && !scan.rootNames.has(basename(p).toLowerCase())) continue;
+    const seen = scan.git.get(p); // the root `.git`: the scan has just looked at it
+    if (seen) {
+      roots.set(p, seen);
+      continue;
+    }
     const st = lstatOrUndefined(p);
     if (st) roots.set(p, `${st.dev}:${st.ino}`);
   }
@@ -58,7 +66,7 @@ export function isPlaceholder(p: string): boolean {
  */
 export function isEmptyFolder(p: string): boolean {
   try {
-    return lstatSync(p).isDirectory() && readdirSync(p).length === 0;
+    return lstatOrUndefined(p)?.isDirectory() === true && readdirSync(p).length === 0;
   } catch {
     return false;
   }

@@ -64,9 +64,11 @@ export class AuditIndex {
 
   /** The decision lines appended to the log since the last call (all of them the first time), oldest first. */
   newLines(): NewLines {
+    // Per lookup: a missing file answers without a thrown error (the index is missing until the log is long).
     let st: LogStat | undefined;
     try {
-      st = logStat(statSync(this.log));
+      const s = statSync(this.log, { throwIfNoEntry: false });
+      if (s) st = logStat(s);
     } catch {
       /* no log yet */
     }
@@ -145,7 +147,9 @@ export class AuditIndex {
   private readIndexSync(out: { at: number; line: string }[], st: LogStat): void {
     let size: number;
     try {
-      size = statSync(this.file).size;
+      const s = statSync(this.file, { throwIfNoEntry: false });
+      if (!s) return;
+      size = s.size;
     } catch {
       return;
     }

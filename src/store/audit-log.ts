@@ -182,12 +182,14 @@ export class AuditLog {
   }
 
   lookup(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
-    this.flush(); // a decision queued this tick decides this lookup too
+    // No flush first: only a person's answer can decide a lookup, and append() writes those at
+    // once; what waits in the queue (policy decisions) goes out once per tick, so a thousand
+    // concurrent calls make one write, not a write and a read-back each.
     this.catchUp();
     return this.persisted.get(workspace, tool, key, sandbox);
   }
 
-  /** Queues one signed line; the queue is written at the end of the tick (or before the next lookup; a person's answer at once). */
+  /** Queues one signed line; the queue is written at the end of the tick (a person's answer at once). */
   append(entry: AuditEntry): void {
     const body = JSON.stringify(entry);
     this.queue.push(`${body.slice(0, -1)},"mac":"${this.mac(body)}"}\n`);

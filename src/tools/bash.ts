@@ -155,9 +155,10 @@ async function runConfined(
   const result = await child;
   clearTimeout(timer);
   ctx.signal.removeEventListener('abort', kill);
-  // Children that detached from the group are gone with bwrap's PID namespace; unconfined
-  // ones that kept the group still die here.
-  child.killTree();
+  // Unconfined children that kept the group die here. A confined command's processes are gone
+  // with bwrap's PID namespace (bwrap was the group's only member): nothing to kill, and the
+  // group's id may already name someone else's.
+  if (!spawn.confined) child.killTree();
 
   const exitCode = result.exitCode ?? null;
   if (heldBack !== undefined) {

@@ -14,7 +14,7 @@ export interface GrepJob {
   /** When set, a file whose real path is outside it is skipped (symlinks and swapped folders). */
   within?: string;
   /** Real paths never read (ferret's state). */
-  blocked: string[];
+  blocked: readonly string[];
   maxMatches: number;
   maxFileBytes: number;
   maxLineChars: number;

@@ -128,7 +128,9 @@ function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
   // The scan just looked at every root name (in this tick's run-up to the spawn): no second lstat each.
   const scanned = scan && scan.workspace === ws ? new Set(roots) : undefined;
   const present = (c: string) => (scanned?.has(c) ? scan!.roots.has(c) : exists(c));
-  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !present(p) || isEmptyFolder(p));
+  // Looked at again now, not taken from the scan: a `.git` another process removed since is
+  // still held by a placeholder, so the command cannot make one.
+  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p) || isEmptyFolder(p));
   // A placeholder `.git` (missing, or an empty folder) is no repository: nothing of git's to follow.
   const repo = placeholders.includes(join(ws, '.git')) ? [] : repoTargets(ws);
   const candidates = [...roots, ...repo.map((t) => t.path)];

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { protectStateRoot } from '../sandbox/state-roots.js';
 import { agentsDirs, systemPrompt } from './system-prompt.js';
 
 describe('system prompt', () => {
@@ -26,17 +27,46 @@ describe('system prompt', () => {
     expect(p).not.toContain('UNTOUCHED RULE');
   });
 
-  it('an AGENTS.md that is a FIFO never blocks the prompt; a symlinked one is read; a long one is cut', () => {
+  it('an AGENTS.md that is a FIFO never blocks the prompt; a long one is cut, not dropped', () => {
     mkdirSync(join(ws, 'pkg', 'fifo'), { recursive: true });
     execFileSync('mkfifo', [join(ws, 'pkg', 'fifo', 'AGENTS.md')]);
     expect(systemPrompt('code', ws, [], [join(ws, 'pkg', 'fifo', 'x.ts')])).not.toContain('Instructions from pkg/fifo');
-    writeFileSync(join(ws, 'pkg', 'RULES.md'), 'LINKED RULE');
-    symlinkSync('RULES.md', join(ws, 'pkg', 'AGENTS.md'));
-    expect(systemPrompt('code', ws, [], [join(ws, 'pkg', 'x.ts')])).toContain('LINKED RULE');
-    writeFileSync(join(ws, 'pkg', 'RULES.md'), 'y'.repeat(40_000));
+    writeFileSync(join(ws, 'pkg', 'AGENTS.md'), 'y'.repeat(2_000_000));
     const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'x.ts')]);
     expect(p).toContain('y'.repeat(32_000));
     expect(p).not.toContain('y'.repeat(32_001));
+  });
+
+  it('follows a symlinked AGENTS.md only to a file in the workspace, never into ferret state or elsewhere', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ferret-sp-home-'));
+    const outside = mkdtempSync(join(tmpdir(), 'ferret-sp-out-'));
+    try {
+      protectStateRoot(home);
+      mkdirSync(join(home, 'ferret'), { recursive: true });
+      writeFileSync(join(home, 'ferret', 'config.json'), '{"apiKey":"SECRET-KEY"}');
+      writeFileSync(join(outside, 'notes'), 'OUTSIDE TEXT');
+      mkdirSync(join(ws, 'pkg', 'a'), { recursive: true });
+      mkdirSync(join(ws, 'pkg', 'b'), { recursive: true });
+      writeFileSync(join(ws, 'pkg', 'RULES.md'), 'LINKED RULE');
+      symlinkSync('../RULES.md', join(ws, 'pkg', 'a', 'AGENTS.md'));
+      symlinkSync(join(home, 'ferret', 'config.json'), join(ws, 'pkg', 'AGENTS.md'));
+      symlinkSync(join(outside, 'notes'), join(ws, 'pkg', 'b', 'AGENTS.md'));
+      // A state root inside the workspace (CHIMERA_HOME=./state): its files are not the model's either.
+      const inner = join(ws, 'pkg', 'state');
+      protectStateRoot(inner);
+      mkdirSync(join(inner, 'ferret'), { recursive: true });
+      writeFileSync(join(inner, 'ferret', 'config.json'), '{"apiKey":"INNER-SECRET"}');
+      mkdirSync(join(ws, 'pkg', 'c'), { recursive: true });
+      symlinkSync('../state/ferret/config.json', join(ws, 'pkg', 'c', 'AGENTS.md'));
+      const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'a', 'x.ts'), join(ws, 'pkg', 'b', 'y.ts'), join(ws, 'pkg', 'c', 'z.ts')]);
+      expect(p).not.toContain('INNER-SECRET');
+      expect(p).toContain('LINKED RULE');
+      expect(p).not.toContain('SECRET-KEY');
+      expect(p).not.toContain('OUTSIDE TEXT');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('gives the plan agent its own instructions', () => {

@@ -1,6 +1,7 @@
 import { dirname, join, relative, sep } from 'node:path';
-import type { AgentMode } from '../protocol/index.js';
-import { readSmallFileSync } from '../sandbox/real-path.js';
+import { isInside, type AgentMode } from '../protocol/index.js';
+import { readFileHeadSync } from '../sandbox/real-path.js';
+import { inStateBlock } from '../sandbox/state-roots.js';
 import type { OfferedTool } from './turn-host.js';
 
 const BASE: Record<AgentMode, string> = {
@@ -30,12 +31,16 @@ export function agentsDirs(cwd: string, touched: Iterable<string>): string[] {
   return dirs;
 }
 
-/** Larger files are not read (per model call, on the event loop); the first MAX_AGENTS_BYTES are kept. */
-const READ_AGENTS_MAX = 1 << 20;
+/** Bytes read of each AGENTS.md: enough for MAX_AGENTS_BYTES characters of any UTF-8. */
+const READ_AGENTS_BYTES = 4 * MAX_AGENTS_BYTES;
 
-// Read per model call: a missing file costs no thrown error, a FIFO never blocks (real-path.ts).
-function readAgents(dir: string): string | undefined {
-  return readSmallFileSync(join(dir, 'AGENTS.md'), READ_AGENTS_MAX, true)?.slice(0, MAX_AGENTS_BYTES);
+// Read per model call: a missing file costs no thrown error, a FIFO never blocks, and a link is
+// followed only to a file in the workspace outside ferret's state: the workspace is the model's
+// to write, and `ln -s ~/.chimera/ferret/config.json AGENTS.md` must not put the API keys (or
+// /etc/shadow) in the prompt.
+function readAgents(cwd: string, dir: string): string | undefined {
+  const allowed = (real: string) => isInside(cwd, real) && inStateBlock(cwd, real) === undefined;
+  return readFileHeadSync(join(dir, 'AGENTS.md'), READ_AGENTS_BYTES, allowed)?.slice(0, MAX_AGENTS_BYTES);
 }
 
 /**
@@ -46,7 +51,7 @@ function readAgents(dir: string): string | undefined {
 export function systemPrompt(mode: AgentMode, cwd: string, tools: OfferedTool[], touched: Iterable<string> = []): string {
   const parts = [BASE[mode], `Workspace: ${cwd}`, `Tools: ${tools.map((t) => t.tool.id).join(', ')}`];
   for (const dir of agentsDirs(cwd, touched)) {
-    const text = readAgents(dir);
+    const text = readAgents(cwd, dir);
     if (text !== undefined) parts.push(`Instructions from ${relative(cwd, join(dir, 'AGENTS.md'))}:\n${text}`);
   }
   return parts.join('\n\n');

@@ -23,13 +23,18 @@ export async function bashApproval(command: string, rules: RuleSet): Promise<{ k
   const hit = byText.get(text);
   if (hit) return { key: hit.key, judgement: { ...hit.judgement } };
   const made = await judge(text, rules);
-  byText.set(text, made);
-  if (byText.size > RECENT_MAX) byText.delete(byText.keys().next().value!);
+  // Not kept: long texts (memory), and opaque verdicts (one may come from a parser that failed
+  // to load, and must not outlive the failure).
+  if (text.length <= RECENT_MAX_CHARS && !made.judgement.opaque) {
+    byText.set(text, made);
+    if (byText.size > RECENT_MAX) byText.delete(byText.keys().next().value!);
+  }
   return { key: made.key, judgement: { ...made.judgement } };
 }
 
-/** Verdicts kept per rule set, oldest dropped first. */
+/** Verdicts kept per rule set, oldest dropped first, for texts up to RECENT_MAX_CHARS. */
 const RECENT_MAX = 64;
+const RECENT_MAX_CHARS = 2048;
 const recent = new WeakMap<RuleSet, Map<string, { key: string; judgement: ToolJudgement }>>();
 
 async function judge(text: string, rules: RuleSet): Promise<{ key: string; judgement: ToolJudgement }> {

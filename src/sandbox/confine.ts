@@ -131,8 +131,10 @@ function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
   // Looked at again now, not taken from the scan: a `.git` another process removed since is
   // still held by a placeholder, so the command cannot make one.
   const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p) || isEmptyFolder(p));
-  // A placeholder `.git` (missing, or an empty folder) is no repository: nothing of git's to follow.
-  const repo = placeholders.includes(join(ws, '.git')) ? [] : repoTargets(ws);
+  // A `.git` missing or empty (a placeholder) is no repository: nothing of git's to follow. Looked
+  // at now, not by the hold count: the host may have run `git init` in a held placeholder.
+  const dotGit = join(ws, '.git');
+  const repo = !exists(dotGit) || isEmptyFolder(dotGit) ? [] : repoTargets(ws);
   const candidates = [...roots, ...repo.map((t) => t.path)];
   if (scan) candidates.push(...nestedGitPaths(scan));
   const found: string[] = [];

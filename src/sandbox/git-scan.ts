@@ -23,8 +23,10 @@ export interface GitScan {
   git: Map<string, string>;
   /** False when the folder budget ran out before the whole tree was read. */
   complete: boolean;
-  /** The workspace's own entries, lower-cased (undefined when it could not be read). */
+  /** The workspace's own entries, lower-cased (undefined when it could not be read, or see rootListing). */
   rootNames?: Set<string>;
+  /** The walk gave the event loop a turn (a large tree): what it saw first may be that old. */
+  yielded?: true;
   at: number;
 }
 
@@ -54,7 +56,7 @@ class Walk {
     } catch {
       return;
     }
-    if (dir === this.ws) this.rootNames = new Set(entries.map((e) => e.name.toLowerCase()));
+    if (dir === this.ws) this.rootNames = rootListing(entries.map((e) => e.name));
     for (const e of entries) {
       const p = join(dir, e.name);
       if (e.name.toLowerCase() === '.git') {
@@ -73,18 +75,46 @@ class Walk {
   }
 }
 
+/**
+ * A folder's entry names, lower-cased, to answer "is a protected name there?" without an lstat
+ * per name. Undefined when a name is not plain ASCII: a case-folding file system (ext4's
+ * `chattr +F`, ZFS) folds `ſ`, `ß` or `ﬁ` in ways toLowerCase() does not, so `.vſcode` may be
+ * the `.vscode` an editor opens; then each name is looked up by lstat.
+ */
+export function rootListing(names: readonly string[]): Set<string> | undefined {
+  const out = new Set<string>();
+  for (const n of names) {
+    if (!/^[\x20-\x7e]*$/.test(n)) return undefined;
+    out.add(n.toLowerCase());
+  }
+  return out;
+}
+
+/** The workspace's own entry names as rootListing gives them, read now. */
+export function listRoot(ws: string): Set<string> | undefined {
+  try {
+    return rootListing(readdirSync(ws));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every `.git` in the workspace (bounded, skipping SCAN_SKIP), yielding to the event loop as it goes. */
 export async function scanGit(ws: string, maxDirs = SCAN_MAX_DIRS): Promise<GitScan> {
   const w = new Walk(ws);
   let slice = performance.now();
+  let yielded = false;
   while (!w.done && w.read < maxDirs) {
     w.step();
     if (performance.now() - slice > SLICE_MS) {
       await new Promise((r) => setImmediate(r));
       slice = performance.now();
+      yielded = true;
     }
   }
-  return w.result();
+  const scan = w.result();
+  if (yielded) scan.yielded = true;
+  return scan;
 }
 
 /** The workspace's nested `.git` entries from a recent scan, else from a small synchronous one. */

@@ -70,6 +70,41 @@ export function readSmallFileSync(p: string, max = 1 << 20, follow = false): str
 }
 
 /**
+ * The first `maxBytes` of a regular file (links followed), or undefined: missing, not a regular
+ * file, or opened somewhere `allowed` refuses. The real path is read from the open descriptor
+ * (/proc/self/fd), so a link swapped between a check and the open cannot send the read elsewhere.
+ * Opened non-blocking: a FIFO never stalls the caller.
+ */
+export function readFileHeadSync(p: string, maxBytes: number, allowed: (real: string) => boolean): string | undefined {
+  try {
+    if (statSync(p, { throwIfNoEntry: false }) === undefined) return undefined;
+  } catch {
+    return undefined;
+  }
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile() || !allowed(readlinkSync(`/proc/self/fd/${fd}`))) return undefined;
+    const buf = Buffer.alloc(maxBytes);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.toString('utf8', 0, got);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * lstat that answers undefined instead of throwing. A missing path is the common answer on the
  * command path (each of ~20 protected names, twice per command), and a thrown error costs far
  * more than the system call: `throwIfNoEntry: false` answers it without one.

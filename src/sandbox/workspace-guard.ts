@@ -5,7 +5,7 @@
 import { readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isInside } from '../protocol/index.js';
-import { scanGit, type GitScan } from './git-scan.js';
+import { listRoot, scanGit, type GitScan } from './git-scan.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from './host-meta.js';
 import { lstatOrUndefined, realPathOf } from './real-path.js';
 
@@ -17,12 +17,15 @@ export interface WorkspaceScan extends GitScan {
 /** Finds every `.git` in the workspace (bounded, skipping SCAN_SKIP) without blocking the event loop. */
 export async function scanWorkspace(ws: string): Promise<WorkspaceScan> {
   const scan = await scanGit(ws);
+  // The root is looked at in the same tick as the spawn that follows (as an lstat per name was):
+  // when the walk gave the loop a turn, its first listing is read again.
+  const names = scan.yielded ? listRoot(ws) : scan.rootNames;
   const roots = new Map<string, string>();
   for (const p of rootRunPaths(ws)) {
-    // A root name the listing just read does not hold (compared as a case-folding file system
-    // would) is not there: no lstat for each of the ~20 names, most of them missing.
-    if (scan.rootNames && dirname(p) === ws && !scan.rootNames.has(basename(p).toLowerCase())) continue;
-    const seen = scan.git.get(p); // the root `.git`: the scan has just looked at it
+    // A root name the listing does not hold is not there: no lstat for each of the ~20 names,
+    // most of them missing (rootListing: ASCII names only, compared case-insensitively).
+    if (names && dirname(p) === ws && !names.has(basename(p).toLowerCase())) continue;
+    const seen = scan.yielded ? undefined : scan.git.get(p); // the root `.git`: the walk has just looked at it
     if (seen) {
       roots.set(p, seen);
       continue;
@@ -112,7 +115,9 @@ export async function sweepWorkspace(before: WorkspaceScan, startedAtMs: number)
   for (const p of fresh.sort((a, b) => b.length - a.length)) {
     const st = lstatOrUndefined(p);
     if (!st || isPlaceholder(p) || (PLACEHOLDER_NAMES.includes(basename(p)) && dirname(p) === ws && isEmptyFolder(p))) continue;
-    const born = st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
+    // A rename keeps the birth time but moves ctime: a `.git` or `.vscode` built under another
+    // name by an earlier command and renamed into place by this one counts as made now.
+    const born = Math.max(st.birthtimeMs, st.ctimeMs);
     if (born < since) continue; // it was there before the run (the scan did not reach it then)
     if (!isInside(ws, realPathOf(dirname(p)))) continue;
     const movedTo = join(dirname(p), `${basename(p)}.ferret-blocked-${Date.now().toString(36)}`);

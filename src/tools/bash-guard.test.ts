@@ -158,6 +158,17 @@ describe('a command cannot leave new metadata behind', () => {
     expect(r.violations.length).toBeGreaterThan(0);
   });
 
+  it('staged by one command and renamed into place by the next (after the sweep\'s clock margin) is still moved aside', async () => {
+    const ws = join(base, `staged-${n++}`);
+    mkdirSync(ws);
+    expect((await bash(ws, 'mkdir -p sub/staged/hooks v && echo "{}" > v/tasks.json')).status).toBe('completed');
+    await new Promise((r) => setTimeout(r, 1500)); // older than the run's start by more than the 1 s margin
+    const r = await bash(ws, 'mv sub/staged sub/.git && mv v .vscode');
+    expect(r.status).toBe('failed');
+    expect(metaEntries(ws)).toEqual([]);
+    expect(r.violations.map((v) => v.path).sort()).toEqual([join(ws, '.vscode'), join(ws, 'sub', '.git')]);
+  });
+
   it('leaves no placeholder behind, and ordinary writes still work', async () => {
     const ws = join(base, `plain-${n++}`);
     mkdirSync(ws);

@@ -6,7 +6,7 @@ import { scanWorkspace, sweepWorkspace, type WorkspaceScan } from '../sandbox/wo
 import type { ToolJudgement } from '../protocol/index.js';
 import type { RuleSet } from '../sandbox/rules.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
-import { spawnCommand } from './spawner.js';
+import { spawnCommand, warmSpawner } from './spawner.js';
 
 /** Output kept per call (progress and result alike); the rest is drained and dropped. */
 export const BASH_OUTPUT_CAP = 256 * 1024;
@@ -66,6 +66,12 @@ export const bashTool = defineTool({
   effect: 'execute',
   title: (a) => a.command.split('\n')[0]!.slice(0, 120),
   approval: (a, rules) => judgeBash(a.command, rules),
+  // A call before the idle warm-up got to them (a prompt sent at once): the helper's start and
+  // the bubblewrap probe run while the classifier loads, not after it.
+  prepare(sandbox) {
+    warmSpawner();
+    if (sandbox !== 'danger-full-access') void probeBwrap();
+  },
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {
     if (ctx.sandbox !== 'danger-full-access') {

@@ -49,6 +49,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   approval?(args: z.infer<S>, rules: RuleSet): Promise<ToolApproval>;
   /** Finishes "the output was cut; …": how the model reads the rest. */
   readMore?: string;
+  /**
+   * Starts what `run` will wait for (a helper process, a probe: cached, started once) as soon
+   * as a call is known, so that it overlaps with the call's approval instead of following it.
+   */
+  prepare?(sandbox: SandboxMode): void;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 

@@ -1,0 +1,30 @@
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { rootListing } from './git-scan.js';
+import { scanWorkspace } from './workspace-guard.js';
+
+const ws = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-scan-')));
+afterAll(() => rmSync(ws, { recursive: true, force: true }));
+
+describe('the workspace scan finds the protected root names', () => {
+  it('answers from the listing only for plain ASCII names (a case-folding file system folds ſ, ß, ﬁ)', () => {
+    expect(rootListing(['.VSCode', 'src'])).toEqual(new Set(['.vscode', 'src']));
+    expect(rootListing(['.vſcode', 'src'])).toBeUndefined();
+    expect(rootListing(['.gitconﬁg'])).toBeUndefined();
+  });
+
+  it('sees each protected root entry with its identity, and a replaced one as another', async () => {
+    mkdirSync(join(ws, '.vscode'));
+    writeFileSync(join(ws, '.envrc'), 'x');
+    mkdirSync(join(ws, 'src'));
+    const a = await scanWorkspace(ws);
+    expect([...a.roots.keys()].sort()).toEqual([join(ws, '.envrc'), join(ws, '.vscode')]);
+    renameSync(join(ws, '.vscode'), join(ws, 'old'));
+    mkdirSync(join(ws, '.vscode'));
+    const b = await scanWorkspace(ws);
+    expect(b.roots.get(join(ws, '.vscode'))).not.toBe(a.roots.get(join(ws, '.vscode')));
+    expect(b.roots.get(join(ws, '.envrc'))).toBe(a.roots.get(join(ws, '.envrc')));
+  });
+});

@@ -38,8 +38,23 @@ export function realPathOf(p: string, depth = 0): string {
  * non-blocking, so a FIFO never stalls the caller.
  */
 export function readSmallFileSync(p: string, max = 1 << 20, follow = false): string | undefined {
-  // Most files asked for are missing (git's commondir, config.worktree, the global configs): a
-  // thrown ENOENT from open costs ~10 µs more than this look.
+  return readOpened(p, follow, (_fd, st) => (st.size > max ? undefined : st.size));
+}
+
+/**
+ * The first `maxBytes` of a regular file (links followed), or undefined: missing, not a regular
+ * file, or opened somewhere `allowed` refuses. The real path is read from the open descriptor
+ * (/proc/self/fd), so a link swapped between a check and the open cannot send the read elsewhere.
+ * Opened non-blocking: a FIFO never stalls the caller.
+ */
+export function readFileHeadSync(p: string, maxBytes: number, allowed: (real: string) => boolean): string | undefined {
+  return readOpened(p, true, (fd, st) => (allowed(readlinkSync(`/proc/self/fd/${fd}`)) ? Math.min(st.size, maxBytes) : undefined));
+}
+
+/** Opens a regular file non-blocking and reads as many bytes as `take` says (undefined: none, refuse). */
+function readOpened(p: string, follow: boolean, take: (fd: number, st: Stats) => number | undefined): string | undefined {
+  // Most files asked for are missing (git's commondir, config.worktree, the global configs, an
+  // AGENTS.md): a thrown ENOENT from open costs ~10 µs more than this look.
   try {
     if ((follow ? statSync : lstatSync)(p, { throwIfNoEntry: false }) === undefined) return undefined;
   } catch {
@@ -53,43 +68,9 @@ export function readSmallFileSync(p: string, max = 1 << 20, follow = false): str
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > max) return undefined;
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.toString('utf8', 0, got);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * The first `maxBytes` of a regular file (links followed), or undefined: missing, not a regular
- * file, or opened somewhere `allowed` refuses. The real path is read from the open descriptor
- * (/proc/self/fd), so a link swapped between a check and the open cannot send the read elsewhere.
- * Opened non-blocking: a FIFO never stalls the caller.
- */
-export function readFileHeadSync(p: string, maxBytes: number, allowed: (real: string) => boolean): string | undefined {
-  try {
-    if (statSync(p, { throwIfNoEntry: false }) === undefined) return undefined;
-  } catch {
-    return undefined;
-  }
-  let fd: number;
-  try {
-    fd = openSync(p, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile() || !allowed(readlinkSync(`/proc/self/fd/${fd}`))) return undefined;
-    const buf = Buffer.alloc(maxBytes);
+    const size = st.isFile() ? take(fd, st) : undefined;
+    if (size === undefined) return undefined;
+    const buf = Buffer.alloc(size);
     let got = 0;
     while (got < buf.length) {
       const n = readSync(fd, buf, got, buf.length - got, got);

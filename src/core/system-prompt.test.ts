@@ -2,12 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { protectStateRoot } from '../sandbox/state-roots.js';
 import { agentsDirs, systemPrompt } from './system-prompt.js';
 
 describe('system prompt', () => {
   const ws = mkdtempSync(join(tmpdir(), 'ferret-sp-'));
+  // A workspace named through a symlink (a symlinked TMPDIR, a fleet's mount): its AGENTS.md is read all the same.
+  const linked = `${ws}-link`;
+  symlinkSync(ws, linked);
+  afterAll(() => rmSync(linked, { force: true }));
   afterEach(() => rmSync(join(ws, 'pkg'), { recursive: true, force: true }));
 
   it('lists the folders on the way to each touched file, root first, once each', () => {
@@ -21,6 +25,7 @@ describe('system prompt', () => {
     writeFileSync(join(ws, 'pkg', 'deep', 'AGENTS.md'), 'UNTOUCHED RULE');
     const untouched = systemPrompt('code', ws, []);
     expect(untouched).toContain('ROOT RULE');
+    expect(systemPrompt('code', linked, [])).toContain('ROOT RULE');
     expect(untouched).not.toContain('PKG RULE');
     const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'file.ts')]);
     expect(p.indexOf('ROOT RULE')).toBeLessThan(p.indexOf('PKG RULE'));

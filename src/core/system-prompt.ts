@@ -1,6 +1,6 @@
 import { dirname, join, relative, sep } from 'node:path';
 import { isInside, type AgentMode } from '../protocol/index.js';
-import { readFileHeadSync } from '../sandbox/real-path.js';
+import { readFileHeadSync, realPathOf } from '../sandbox/real-path.js';
 import { inStateBlock } from '../sandbox/state-roots.js';
 import type { OfferedTool } from './turn-host.js';
 
@@ -39,7 +39,8 @@ const READ_AGENTS_BYTES = 4 * MAX_AGENTS_BYTES;
 // to write, and `ln -s ~/.chimera/ferret/config.json AGENTS.md` must not put the API keys (or
 // /etc/shadow) in the prompt.
 function readAgents(cwd: string, dir: string): string | undefined {
-  const allowed = (real: string) => isInside(cwd, real) && inStateBlock(cwd, real) === undefined;
+  const ws = realPathOf(cwd); // the descriptor's path is a real one
+  const allowed = (real: string) => isInside(ws, real) && inStateBlock(ws, real) === undefined;
   return readFileHeadSync(join(dir, 'AGENTS.md'), READ_AGENTS_BYTES, allowed)?.slice(0, MAX_AGENTS_BYTES);
 }
 

@@ -235,10 +235,15 @@ const childProcess = lazyRequire<typeof import('node:child_process')>('node:chil
 
 function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
-    childProcess().execFile(file, args, { env, timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      done({ code, out: `${stdout}${stderr}`.trim() || (err?.message ?? '') });
-    });
+    try {
+      childProcess().execFile(file, args, { env, timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        done({ code, out: `${stdout}${stderr}`.trim() || (err?.message ?? '') });
+      });
+    } catch (err) {
+      // A spawn Node refuses at once: an answer like any other failure, so the probe never rejects.
+      done({ code: 1, out: err instanceof Error ? err.message : String(err) });
+    }
   });
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rootListing } from './git-scan.js';
-import { scanWorkspace } from './workspace-guard.js';
+import { scanWorkspace, sweepWorkspace } from './workspace-guard.js';
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-scan-')));
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
@@ -26,5 +26,23 @@ describe('the workspace scan finds the protected root names', () => {
     const b = await scanWorkspace(ws);
     expect(b.roots.get(join(ws, '.vscode'))).not.toBe(a.roots.get(join(ws, '.vscode')));
     expect(b.roots.get(join(ws, '.envrc'))).toBe(a.roots.get(join(ws, '.envrc')));
+  });
+});
+
+describe('the sweep after a command', () => {
+  it('leaves a nested repository the scan before did not reach alone when git touched it during the run, and moves it when the scan was whole', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-sweep-')));
+    try {
+      mkdirSync(join(root, 'deep', '.git'), { recursive: true });
+      await new Promise((r) => setTimeout(r, 1500)); // born well before the run
+      const before = { ...(await scanWorkspace(root)), git: new Map<string, string>() }; // as if the walk had not got there
+      const startedAt = Date.now();
+      writeFileSync(join(root, 'deep', '.git', 'index.lock'), ''); // git on the host: the folder's ctime moves
+      expect(await sweepWorkspace({ ...before, complete: false }, startedAt)).toEqual([]);
+      const moved = await sweepWorkspace({ ...before, complete: true }, startedAt);
+      expect(moved.map((m) => m.path)).toEqual([join(root, 'deep', '.git')]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -21,7 +21,7 @@ export interface GitScan {
   workspace: string;
   /** Every `.git` entry found (any depth), keyed by path, with its inode identity (dev:ino). */
   git: Map<string, string>;
-  /** False when the folder budget ran out before the whole tree was read. */
+  /** False when the folder budget ran out before the whole tree was read, or a folder could not be read. */
   complete: boolean;
   /** The workspace's own entries, lower-cased (undefined when it could not be read, or see rootListing). */
   rootNames?: Set<string>;
@@ -35,6 +35,8 @@ const recent = new Map<string, GitScan>();
 class Walk {
   readonly git = new Map<string, string>();
   rootNames: Set<string> | undefined;
+  /** A folder could not be read: the scan is not complete. */
+  private unread = false;
   private readonly queue: string[];
   private readonly skip: Set<string>;
   private i = 0;
@@ -53,7 +55,10 @@ class Walk {
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
+    } catch (err) {
+      // Gone meanwhile is nothing missed; any other failure (EMFILE, EACCES) left a folder unread.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.unread = true;
       return;
     }
     if (dir === this.ws) this.rootNames = rootListing(entries.map((e) => e.name));
@@ -68,7 +73,7 @@ class Walk {
     }
   }
   result(): GitScan {
-    const scan: GitScan = { workspace: this.ws, git: this.git, complete: this.done, at: Date.now() };
+    const scan: GitScan = { workspace: this.ws, git: this.git, complete: this.done && !this.unread, at: Date.now() };
     if (this.rootNames) scan.rootNames = this.rootNames;
     recent.set(this.ws, scan);
     return scan;

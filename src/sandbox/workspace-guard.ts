@@ -116,8 +116,13 @@ export async function sweepWorkspace(before: WorkspaceScan, startedAtMs: number)
     const st = lstatOrUndefined(p);
     if (!st || isPlaceholder(p) || (PLACEHOLDER_NAMES.includes(basename(p)) && dirname(p) === ws && isEmptyFolder(p))) continue;
     // A rename keeps the birth time but moves ctime: a `.git` or `.vscode` built under another
-    // name by an earlier command and renamed into place by this one counts as made now.
-    const born = Math.max(st.birthtimeMs, st.ctimeMs);
+    // name by an earlier command and renamed into place by this one counts as made now. ctime
+    // also moves when anything inside changes (git's index.lock), so it counts only where the
+    // scan before the run was complete: the root names always, nested ones when nothing was
+    // left unread. Else a real repository the scan did not reach, that git touched meanwhile,
+    // would be taken for the command's.
+    const whole = before.complete || dirname(p) === ws;
+    const born = whole ? Math.max(st.birthtimeMs, st.ctimeMs) : st.birthtimeMs > 0 ? st.birthtimeMs : st.ctimeMs;
     if (born < since) continue; // it was there before the run (the scan did not reach it then)
     if (!isInside(ws, realPathOf(dirname(p)))) continue;
     const movedTo = join(dirname(p), `${basename(p)}.ferret-blocked-${Date.now().toString(36)}`);

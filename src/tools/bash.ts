@@ -70,7 +70,7 @@ export const bashTool = defineTool({
   // the bubblewrap probe run while the classifier loads, not after it.
   prepare(sandbox) {
     warmSpawner();
-    if (sandbox !== 'danger-full-access') void probeBwrap();
+    if (sandbox !== 'danger-full-access') probeBwrap().catch(() => {}); // run() awaits it again and reports
   },
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {

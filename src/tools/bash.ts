@@ -6,6 +6,7 @@ import { scanWorkspace, sweepWorkspace, type WorkspaceScan } from '../sandbox/wo
 import type { ToolJudgement } from '../protocol/index.js';
 import type { RuleSet } from '../sandbox/rules.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
+import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';
 
 /** Output kept per call (progress and result alike); the rest is drained and dropped. */
@@ -123,16 +124,9 @@ async function runConfined(
   let capReached = false;
   let output = '';
   let stderrText = '';
-  // bwrap's own first words (a setup failure, before the command ran) wait until it is known whether to run again.
-  let heldBack: string | undefined;
-  let any = false;
+  const first = new BwrapFirstLine();
   const onData = (stream: 'stdout' | 'stderr') => (chunk: string) => {
-    if (spawn.confined && !any && stream === 'stderr' && chunk.startsWith('bwrap: ')) {
-      any = true;
-      heldBack = chunk;
-      return;
-    }
-    any = true;
+    if (spawn.confined && first.take(stream, chunk)) return;
     if (stream === 'stderr' && stderrText.length < 8192) stderrText += chunk;
     if (capReached) return;
     const room = BASH_OUTPUT_CAP - kept;
@@ -167,11 +161,10 @@ async function runConfined(
   if (!spawn.confined) child.killTree();
 
   const exitCode = result.exitCode ?? null;
-  if (heldBack !== undefined) {
-    if (mayRetry && exitCode === 1 && output === '' && PLACEHOLDER_RACE.test(heldBack) && !ctx.signal.aborted && !timedOut) return 'retry';
-    const line = heldBack;
-    heldBack = undefined;
-    onData('stderr')(line);
+  const held = first.line;
+  if (held !== undefined) {
+    if (mayRetry && exitCode === 1 && output === '' && PLACEHOLDER_RACE.test(held) && !ctx.signal.aborted && !timedOut) return 'retry';
+    onData('stderr')(first.release()!);
   }
   let tail = '';
   if (capReached) tail += `\n[output capped at ${BASH_OUTPUT_CAP} bytes; the rest was dropped]`;

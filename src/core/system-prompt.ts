@@ -38,9 +38,7 @@ const READ_AGENTS_BYTES = 4 * MAX_AGENTS_BYTES;
 // followed only to a file in the workspace outside ferret's state: the workspace is the model's
 // to write, and `ln -s ~/.chimera/ferret/config.json AGENTS.md` must not put the API keys (or
 // /etc/shadow) in the prompt.
-function readAgents(cwd: string, dir: string): string | undefined {
-  const ws = realPathOf(cwd); // the descriptor's path is a real one
-  const allowed = (real: string) => isInside(ws, real) && inStateBlock(ws, real) === undefined;
+function readAgents(allowed: (real: string) => boolean, dir: string): string | undefined {
   return readFileHeadSync(join(dir, 'AGENTS.md'), READ_AGENTS_BYTES, allowed)?.slice(0, MAX_AGENTS_BYTES);
 }
 
@@ -51,8 +49,10 @@ function readAgents(cwd: string, dir: string): string | undefined {
  */
 export function systemPrompt(mode: AgentMode, cwd: string, tools: OfferedTool[], touched: Iterable<string> = []): string {
   const parts = [BASE[mode], `Workspace: ${cwd}`, `Tools: ${tools.map((t) => t.tool.id).join(', ')}`];
+  const ws = realPathOf(cwd); // the descriptor's path is a real one
+  const allowed = (real: string) => isInside(ws, real) && inStateBlock(ws, real) === undefined;
   for (const dir of agentsDirs(cwd, touched)) {
-    const text = readAgents(cwd, dir);
+    const text = readAgents(allowed, dir);
     if (text !== undefined) parts.push(`Instructions from ${relative(cwd, join(dir, 'AGENTS.md'))}:\n${text}`);
   }
   return parts.join('\n\n');

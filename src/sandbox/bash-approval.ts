@@ -2,6 +2,7 @@ import type { ToolJudgement } from '../protocol/index.js';
 import { classifyBash } from './classifier.js';
 import { normalizeBash } from './normalize.js';
 import type { RuleSet } from './rules.js';
+import { setBounded } from '../util/bounded-map.js';
 
 /**
  * Judging is synchronous and costs ~2-3 ms of CPU per line of shell: a script longer than this
@@ -25,10 +26,7 @@ export async function bashApproval(command: string, rules: RuleSet): Promise<{ k
   const made = await judge(text, rules);
   // Not kept: long texts (memory), and opaque verdicts (one may come from a parser that failed
   // to load, and must not outlive the failure).
-  if (text.length <= RECENT_MAX_CHARS && !made.judgement.opaque) {
-    byText.set(text, made);
-    if (byText.size > RECENT_MAX) byText.delete(byText.keys().next().value!);
-  }
+  if (text.length <= RECENT_MAX_CHARS && !made.judgement.opaque) setBounded(byText, text, made, RECENT_MAX);
   return { key: made.key, judgement: { ...made.judgement } };
 }
 

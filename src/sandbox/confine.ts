@@ -9,6 +9,7 @@ import { lstatOrUndefined } from './real-path.js';
 import { stateBlocks } from './state-roots.js';
 import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';
+import { setBounded } from '../util/bounded-map.js';
 
 export interface ConfineRequest {
   mode: SandboxMode;
@@ -84,10 +85,7 @@ function findExecutable(name: string, pathEnv: string | undefined, exclude?: str
   if (hit && performance.now() - hit.at < FOUND_MS) return hit.file;
   const file = lookUpExecutable(name, pathEnv, exclude);
   if (file === undefined) found.delete(key);
-  else {
-    found.set(key, { file, at: performance.now() });
-    if (found.size > 32) found.delete(found.keys().next().value!);
-  }
+  else setBounded(found, key, { file, at: performance.now() }, 32);
   return file;
 }
 const FOUND_MS = 2000;
@@ -130,11 +128,13 @@ function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
   const present = (c: string) => (scanned?.has(c) ? scan!.roots.has(c) : exists(c));
   // Looked at again now, not taken from the scan: a `.git` another process removed since is
   // still held by a placeholder, so the command cannot make one.
-  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || !exists(p) || isEmptyFolder(p));
+  const bare = (p: string) => !exists(p) || isEmptyFolder(p);
   // A `.git` missing or empty (a placeholder) is no repository: nothing of git's to follow. Looked
   // at now, not by the hold count: the host may have run `git init` in a held placeholder.
   const dotGit = join(ws, '.git');
-  const repo = !exists(dotGit) || isEmptyFolder(dotGit) ? [] : repoTargets(ws);
+  const noRepo = bare(dotGit);
+  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || (p === dotGit ? noRepo : bare(p)));
+  const repo = noRepo ? [] : repoTargets(ws);
   const candidates = [...roots, ...repo.map((t) => t.path)];
   if (scan) candidates.push(...nestedGitPaths(scan));
   const found: string[] = [];

@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isInside } from '../protocol/index.js';
 import { recentGit } from './git-scan.js';
 import { lstatOrUndefined, readSmallFileSync, realPathOf } from './real-path.js';
+import { setBounded } from '../util/bounded-map.js';
 
 /**
  * Workspace-root names that other tools run or load on the host. `.git` is also protected at
@@ -68,9 +69,7 @@ export function rootRunPaths(ws: string): readonly string[] {
   const out = HOST_RUN_NAMES.map((n) => join(ws, n));
   const home = realHome();
   if (isInside(ws, home)) for (const n of HOME_RUN_NAMES) out.push(join(home, n));
-  runPathsOf.set(ws, Object.freeze(out));
-  if (runPathsOf.size > 64) runPathsOf.delete(runPathsOf.keys().next().value!);
-  return out;
+  return setBounded(runPathsOf, ws, Object.freeze(out), 64);
 }
 const runPathsOf = new Map<string, readonly string[]>();
 

@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { Language, Parser } from 'web-tree-sitter';
 import type { Node as TsNode } from 'web-tree-sitter';
+import { setBounded } from '../util/bounded-map.js';
 
 export interface SNode {
   readonly type: string;
@@ -65,10 +66,7 @@ async function init(): Promise<ParseFn> {
   return (source) => {
     const hit = recent.get(source);
     if (hit) return hit;
-    const result = parseJoined(source);
-    recent.set(source, result);
-    if (recent.size > 8) recent.delete(recent.keys().next().value!);
-    return result;
+    return setBounded(recent, source, parseJoined(source), 8);
   };
 
   function parseJoined(source: string): ParseResult {

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isInside } from '../protocol/index.js';
 import { realPathOf } from './real-path.js';
+import { setBounded } from '../util/bounded-map.js';
 
 /** The folders of a state root that hold state, hidden one by one when the root holds the workspace. */
 export const STATE_DIRS = ['eventlog', 'ferret'] as const;
@@ -52,9 +53,7 @@ export function stateBlocks(workspace: string): readonly string[] {
     if (isInside(root, workspace)) for (const d of STATE_DIRS) out.push(join(root, d));
     else out.push(root);
   }
-  blocksOf.set(workspace, Object.freeze(out));
-  if (blocksOf.size > 64) blocksOf.delete(blocksOf.keys().next().value!);
-  return out;
+  return setBounded(blocksOf, workspace, Object.freeze(out), 64);
 }
 const blocksOf = new Map<string, readonly string[]>();
 let blocksEnv = '';

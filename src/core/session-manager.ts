@@ -88,7 +88,7 @@ export class SessionManager {
   private async served(call: FleetCall): Promise<unknown> {
     const s = await this.open(call.sessionId);
     if (s.writtenBy !== undefined) {
-      throw new FerretError('session_busy', `session ${call.sessionId} is not written by ferret instance ${this.fleetInstance}`, { owner: s.writtenBy });
+      throw new FerretError('session_elsewhere', `session ${call.sessionId} is not written by ferret instance ${this.fleetInstance}`, { owner: s.writtenBy });
     }
     switch (call.op) {
       case 'startTurn':
@@ -154,7 +154,7 @@ export class SessionManager {
     if (this.deps.store.asyncOnly) return this.notLoaded(id);
     this.checkId(id);
     if (this.opening.has(id) || this.releasing.has(id)) {
-      throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
+      throw new FerretError('session_loading', `session ${id} is being loaded; try again in a moment`);
     }
     return this.loaded(id, (log) => loadSessionSync(id, log, this.deps.folds ?? []));
   }
@@ -167,7 +167,7 @@ export class SessionManager {
     const failed = this.openFailures.get(id) ?? this.deps.store.unavailable?.(`session ${id} cannot be loaded`);
     if (failed) throw failed;
     this.open(id).catch(() => undefined);
-    throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
+    throw new FerretError('session_loading', `session ${id} is being loaded; try again in a moment`);
   }
 
   /**
@@ -212,7 +212,7 @@ export class SessionManager {
       } catch (err) {
         log.close();
         // Another fleet server took the lease first: follow it.
-        const other = isFerretError(err) && err.code === 'session_busy' ? err.data?.['owner'] : undefined;
+        const other = isFerretError(err, 'session_elsewhere') ? err.data?.owner : undefined;
         if (fleet && typeof other === 'string' && other !== fleet.instanceId) return this.buildFollower(id, other);
         throw storageError(id, err);
       }
@@ -282,7 +282,7 @@ export class SessionManager {
     });
     if ('owner' in log) {
       const who = typeof log.owner === 'number' ? `another ferret process (pid ${log.owner})` : `ferret instance ${log.owner}`;
-      throw new FerretError('session_busy', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : undefined);
+      throw new FerretError('session_elsewhere', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : undefined);
     }
     return log;
   }
@@ -561,7 +561,7 @@ function storageError(id: string, err: unknown): FerretError {
 /** A fleet server can write a session only where its workspace is (a shared volume, at the same path). */
 function missingWorkspace(id: string, cwd: string, instance: string): void {
   if (!isDirectory(cwd)) {
-    throw new FerretError('not_found', `session ${id}: its workspace ${cwd} does not exist on ferret instance ${instance}; the servers of a fleet need the workspaces at the same path (a shared volume)`, { workspace: cwd });
+    throw new FerretError('workspace_not_found', `session ${id}: its workspace ${cwd} does not exist on ferret instance ${instance}; the servers of a fleet need the workspaces at the same path (a shared volume)`, { workspace: cwd });
   }
 }
 

@@ -171,7 +171,7 @@ export class Session implements TurnHost {
 
   private notHere(): FerretError {
     const owner = this.following?.owner ?? 'another server';
-    return new FerretError('session_busy', `session ${this.id} runs on ferret instance ${owner}: its commands are served there`, { owner });
+    return new FerretError('session_elsewhere', `session ${this.id} runs on ferret instance ${owner}: its commands are served there`, { owner });
   }
 
   /** A follower's life: the writer's events, applied and published here as they are written. */
@@ -493,7 +493,7 @@ export class Session implements TurnHost {
     if (this.following) return this.remoteTurn(text, origin);
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
     const down = this.log.unavailable?.();
-    if (down) throw new FerretError('storage', `cannot start a turn: ${down.message}`, down.data);
+    if (down) throw new FerretError('storage_unavailable', `cannot start a turn: ${down.message}`, down.data);
     if (this.running) {
       throw new FerretError(
         'session_busy',

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore, type Core, type ErrorCode, type Session } from '../../core/index.js';
+import { createCore, type Core, type Session } from '../../core/index.js';
+import type { HttpErrorCode } from './errors.js';
 import { buildApp } from './app.js';
 import type { ZodApp } from './context.js';
 
@@ -61,7 +62,7 @@ function call(method: Method, url: string, body?: unknown, headers: Record<strin
 }
 
 /** The one error shape: {"error":{"code","message"}}, JSON, with the mapped status. */
-function expectError(res: LightMyRequestResponse, status: number, code: ErrorCode, message: RegExp | string): void {
+function expectError(res: LightMyRequestResponse, status: number, code: HttpErrorCode, message: RegExp | string): void {
   expect({ status: res.statusCode, type: res.headers['content-type'] }).toEqual({ status, type: expect.stringMatching(/^application\/json/) });
   const body = res.json();
   expect(Object.keys(body)).toEqual(['error']);

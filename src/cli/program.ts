@@ -1,6 +1,7 @@
 // The CLI itself: commands, flags, and the lazy load of what each command runs. The bin
 // (boot.ts, dist/cli/main.js) sets V8 up and loads this with the cached compiled code.
 import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES } from '../core/index.js';
+import { readEnvironment } from './environment.js';
 import { createLogger } from './logger.js';
 import { FlagError, parseAgentOptions } from './agent-options.js';
 import { commandHelp, groupHelp, parseCommand, type CommandSpec, type FlagSpec } from './argv.js';
@@ -62,9 +63,10 @@ const FERRET_HELP = groupHelp(['ferret'], 'ferret: a coding-agent server for edi
 ]);
 
 async function serveCommand(argv: string[]): Promise<void> {
+  const env = readEnvironment();
   let opts;
   try {
-    opts = parseServeOptions(parseCommand(SERVE, argv).values, BUILTIN_TOOL_IDS);
+    opts = parseServeOptions(parseCommand(SERVE, argv).values, BUILTIN_TOOL_IDS, env.vars);
   } catch (err) {
     if (err instanceof FlagError) {
       process.stderr.write(`chimera ferret serve: ${err.message}\n`);
@@ -72,10 +74,10 @@ async function serveCommand(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger();
+  const logger = createLogger(env.logLevel ?? 'info');
   try {
     const { serve } = await import('./serve.js');
-    await serve(opts, logger);
+    await serve(opts, logger, env);
   } catch (err) {
     process.stderr.write(`chimera ferret serve: ${(err as Error).message}\n`);
     process.exit(1);
@@ -83,6 +85,7 @@ async function serveCommand(argv: string[]): Promise<void> {
 }
 
 async function execCommand(argv: string[]): Promise<void> {
+  const env = readEnvironment();
   let opts;
   try {
     const { values: raw, argument: prompt } = parseCommand(EXEC, argv);
@@ -97,10 +100,10 @@ async function execCommand(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(process.env['FERRET_LOG_LEVEL'] ?? 'warn');
+  const logger = createLogger(env.logLevel ?? 'warn');
   try {
     const { exec } = await import('./exec.js');
-    process.exitCode = await exec(opts, logger);
+    process.exitCode = await exec(opts, logger, env);
   } catch (err) {
     process.stderr.write(`chimera ferret exec: ${(err as Error).message}\n`);
     process.exitCode = 1;

@@ -30,7 +30,8 @@ export interface ServeOptions extends AgentOptions {
   store: string | undefined;
 }
 
-export function parseServeOptions(raw: unknown, knownTools: readonly string[], env: NodeJS.ProcessEnv = process.env): ServeOptions {
+/** `env`: the environment's copy (FERRET_STORE, FERRET_ACP_LEGACY). */
+export function parseServeOptions(raw: unknown, knownTools: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
   const f = ServeFlagsSchema.parse(raw);
   const agent = parseAgentOptions(raw, knownTools);
   const port = Number(f.port);

@@ -69,8 +69,8 @@ export const bashTool = defineTool({
   approval: (a, rules) => judgeBash(a.command, rules),
   // A call before the idle warm-up got to them (a prompt sent at once): the helper's start and
   // the bubblewrap probe run while the classifier loads, not after it.
-  prepare(sandbox) {
-    warmSpawner();
+  prepare(sandbox, env) {
+    warmSpawner(env);
     if (sandbox !== 'danger-full-access') probeBwrap().catch(() => {}); // run() awaits it again and reports
   },
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',

@@ -34,7 +34,7 @@ export interface AgentOptions {
  * that keeps fewer leaves them out of the checkpoints and snapshot it writes, and the next
  * process that needs them folds the whole log again.
  */
-export const CLI_FOLDS: readonly SessionFold[] = [ideFold];
+const CLI_FOLDS: readonly SessionFold[] = [ideFold];
 
 /** The agent flags and the environment as createCore takes them (serve and exec build their core the same way, with the same folds). */
 export function coreOptions(o: AgentOptions, env: Environment) {

@@ -5,7 +5,7 @@ import { AgentFlagsSchema, FlagError, parseAgentOptions, seconds, type AgentOpti
 export { FlagError } from './agent-options.js';
 
 /** Flag values as cli/argv.ts parses them → validated serve options; each failure names the flag and what it accepts. */
-export const ServeFlagsSchema = AgentFlagsSchema.extend({
+const ServeFlagsSchema = AgentFlagsSchema.extend({
   http: z.boolean().default(false),
   port: z.string().default('5173'),
   host: z.string().default('127.0.0.1'),

@@ -1,4 +1,5 @@
 import { chimeraHome } from '../protocol/paths.js';
+import type { HttpServerOptions } from '../transports/http/server.js';
 
 /**
  * What ferret takes from its environment, read once, here: the rest of src/ may not read
@@ -29,14 +30,7 @@ export interface Environment {
   http: HttpTuning;
 }
 
-export interface HttpTuning {
-  heartbeatMs?: number;
-  maxBufferBytes?: number;
-  stallMs?: number;
-  retryMs?: number;
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-}
+export type HttpTuning = Pick<HttpServerOptions, 'heartbeatMs' | 'maxBufferBytes' | 'stallMs' | 'retryMs' | 'headersTimeoutMs' | 'requestTimeoutMs'>;
 
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
   const vars = { ...env };

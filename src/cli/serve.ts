@@ -21,7 +21,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     ...coreOptions(opts),
     clientRequestTimeoutMs: opts.clientTimeoutMs,
     config,
-    ...(fleet ? { store: fleet.store, audit: fleet.audit } : {}),
+    ...(fleet ? { store: fleet.store, audit: fleet.audit, fleet: fleet.fleet } : {}),
     // Last in the warm-up: the next start compiles none of what ran so far (chunks loaded later,
     // such as a real provider's, are kept a few seconds after they load).
     warmSteps: [{ name: 'compiled code', run: async () => (await import('./code-cache.js')).saveCodeCache() }],
@@ -72,7 +72,7 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
     const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts });
     closers.push(() => http.close(), () => acp.close(), () => acpPath.close());
     // A fleet server says where it listens, so the others can send it commands for its sessions.
-    if (fleet) await manager.advertise(advertisedUrl(http.url));
+    if (fleet) await fleet.advertise(advertisedUrl(http.url));
     logger.info({ url: http.url }, 'listening');
   }
 

@@ -48,7 +48,7 @@ export class SessionManager implements Sessions {
     readonly defaults: SessionDefaults,
     /** Opens the sessions this server writes (new ones, and synchronous loads). */
     private readonly local: LocalOpener,
-    /** Where a session not in memory comes from: `local`, or a fleet's choice between writing and following. */
+    /** Where a session not in memory comes from: `local`, or (a fleet) core/fleet's choice of who writes it. */
     private readonly source: SessionSource = local,
     readonly limits: SessionLimits = DEFAULT_LIMITS,
   ) {}

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createCore, type Session, type SessionEvent, type StopReason } from '../core/index.js';
+import { createCore, type SessionHandle, type SessionEvent, type StopReason } from '../core/index.js';
 import { coreOptions, type AgentOptions } from './agent-options.js';
 import type { Environment } from './environment.js';
 
@@ -28,7 +28,7 @@ export const EXIT = {
  */
 export async function exec(opts: ExecOptions, logger: Logger, env: Environment): Promise<number> {
   const core = createCore({ logger, ...coreOptions(opts, env) });
-  let session: Session;
+  let session: SessionHandle;
   try {
     session = opts.resume ? core.manager.get(opts.resume) : core.manager.create({});
   } catch (err) {
@@ -60,7 +60,7 @@ export async function exec(opts: ExecOptions, logger: Logger, env: Environment):
   const onStdoutError = () => session.cancel();
   process.stdout.on('error', onStdoutError);
   try {
-    const result = await session.startTurn(opts.prompt, 'exec').done;
+    const result = await session.startTurn(opts.prompt, { origin: 'exec' }).done;
     if (!opts.json) process.stdout.write(result.message.text.endsWith('\n') || result.message.text === '' ? result.message.text : `${result.message.text}\n`);
     if (result.error) process.stderr.write(`ferret exec: ${result.error}\n`);
     return exitCode(result.stopReason, denied);

@@ -22,7 +22,7 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     ...coreOptions(opts, env),
     clientRequestTimeoutMs: opts.clientTimeoutMs,
     config,
-    ...(fleet ? { store: fleet.store, audit: fleet.audit } : {}),
+    ...(fleet ? { store: fleet.store, audit: fleet.audit, fleet: fleet.fleet } : {}),
     // Last in the warm-up: the next start compiles none of what ran so far (chunks loaded later,
     // such as a real provider's, are kept a few seconds after they load).
     warmSteps: [{ name: 'compiled code', run: async () => (await import('./code-cache.js')).saveCodeCache() }],
@@ -73,7 +73,7 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     closers.push(() => http.close(), () => acp.close(), () => acpPath.close());
     // A fleet server says where it listens, so the others can send it commands for its sessions.
     // FERRET_ADVERTISE_URL, else the address it listens on.
-    if (fleet) await manager.advertise(env.advertiseUrl ?? http.url);
+    if (fleet) await fleet.advertise(env.advertiseUrl ?? http.url);
     logger.info({ url: http.url }, 'listening');
   }
 

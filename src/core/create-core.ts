@@ -17,7 +17,10 @@ import { createMcpPool } from '../tools/mcp-pool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { loadConfig, mcpSpecs } from './config-file.js';
 import type { SessionFold } from './folds.js';
-import { DEFAULT_LIMITS, SessionManager, type SessionDefaults, type SessionLimits } from './session-manager.js';
+import type { SessionDefaults, Sessions } from './api.js';
+import type { Fleet } from './fleet/fleet.js';
+import { LocalOpener } from './sessions/local-opener.js';
+import { DEFAULT_LIMITS, SessionManager, type SessionLimits } from './sessions/session-manager.js';
 import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
 import { toolSpec } from './tool-runner.js';
 import type { SessionDeps } from './turn-host.js';
@@ -57,6 +60,8 @@ export interface CoreOptions {
   maxOpenLogs?: number;
   /** Where sessions are kept (default: files under CHIMERA_HOME). */
   store?: SessionStore;
+  /** Fleet mode: the fleet this server joins (connectFleetStore builds it with the Redis store). */
+  fleet?: Fleet | undefined;
   /** Where permission decisions are kept (default: CHIMERA_HOME/ferret/audit.jsonl); fleet mode passes the Redis one with its store. */
   audit?: AuditStore;
   /** Warm the first tool call's dependencies when the server is quiet (default true). */
@@ -72,7 +77,7 @@ export interface CoreSettings {
 
 /** The whole core, built once; transports reach it through `manager` and the session handles. */
 export interface Core {
-  readonly manager: SessionManager;
+  readonly manager: Sessions;
   readonly home: string;
   readonly defaults: SessionDefaults;
   /** Settings the transports apply (from config.json or flags). */
@@ -81,8 +86,13 @@ export interface Core {
   close(): Promise<void>;
 }
 
+/** The core as its own tests see it: the session table itself, its sessions with their insides. */
+export interface CoreInternals extends Core {
+  readonly manager: SessionManager;
+}
+
 /** Builds providers, tools, rules, audit, the MCP pool and the session manager from config and env. */
-export function createCore(opts: CoreOptions): Core {
+export function createCore(opts: CoreOptions): CoreInternals {
   const env = opts.env;
   if (opts.maxOpenLogs !== undefined) logFds.setMax(opts.maxOpenLogs);
   const home = opts.home ?? chimeraHome(env);
@@ -125,7 +135,11 @@ export function createCore(opts: CoreOptions): Core {
     sandbox: opts.sandbox,
     approval: opts.approval,
   };
-  const manager = new SessionManager(deps, defaults, sessionLimits(opts.limits, config, env));
+  const local = new LocalOpener(deps, defaults.sandbox);
+  // A fleet decides per session whether this server writes it or follows the one that does.
+  const source = opts.fleet ? opts.fleet.source(deps, local, defaults.sandbox) : local;
+  const manager = new SessionManager(deps, defaults, local, source, sessionLimits(opts.limits, config, env));
+  opts.fleet?.serve(manager);
   const warmer = opts.warm === false ? undefined : startWarmer(manager, deps, opts.sandbox, opts.warmSteps ?? []);
   let closing: Promise<void> | undefined;
   return {

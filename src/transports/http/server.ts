@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { SandboxMode, SessionManager } from '../../core/index.js';
+import type { SandboxMode, Sessions } from '../../core/index.js';
 import { buildApp, type HttpMount } from './app.js';
 import { allowedHosts, isLoopbackHost } from './auth.js';
 import { defaultConsoleDir } from './console-static.js';
 
 export interface HttpServerOptions {
-  manager: SessionManager;
+  manager: Sessions;
   logger: Logger;
   host: string;
   port: number;
@@ -40,7 +40,7 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** Starts the HTTP+SSE transport on the shared SessionManager; refuses a non-loopback bind without a token. */
+/** Starts the HTTP+SSE transport on the shared sessions; refuses a non-loopback bind without a token. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const loopback = isLoopbackHost(opts.host);
   if (!loopback && !opts.token) {

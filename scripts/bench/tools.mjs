@@ -4,7 +4,7 @@
 // `tool_call_end` notifications at the ACP client.
 // Floors, same run: execa('bash', ['-c', 'true']) and child_process.spawn, sequentially; and the
 // raw confined and unconfined spawns (the exact argv and env ferret builds, from
-// src/sandbox/confine.ts) with child_process.spawn, which give the confined − unconfined overhead
+// src/sandbox/confine/confine.ts) with child_process.spawn, which give the confined − unconfined overhead
 // of `true` by itself. Ferret's calls are set against those raw spawns of the same argv.
 // Every spawn here has stdin 'ignore', as ferret's command helper starts commands: with stdin a
 // pipe (a socketpair under Node) and SHLVL unset, bash takes itself for a command run by sshd and
@@ -22,7 +22,7 @@ import { ferret, median, now, withTimeout } from './lib.mjs';
 async function loadConfine() {
   const { build } = await import('rolldown');
   const dir = tempDir('bench-tools-confine');
-  await build({ input: new URL('../../src/sandbox/confine.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'confine.mjs' }, logLevel: 'silent' });
+  await build({ input: new URL('../../src/sandbox/confine/confine.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'confine.mjs' }, logLevel: 'silent' });
   const mod = await import(`${dir}/confine.mjs`);
   removeDir(dir);
   return mod;

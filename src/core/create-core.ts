@@ -3,10 +3,10 @@ import { createProviderFactories, type FactoryTuning } from '../providers/regist
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
-import { passCommandEnv, probeBwrap } from '../sandbox/confine.js';
-import { scrubInitialEnviron } from '../sandbox/environ.js';
-import { buildRuleSet, type RuleSet } from '../sandbox/rules.js';
-import { protectStateRoot } from '../sandbox/state-roots.js';
+import { passCommandEnv, probeBwrap } from '../sandbox/confine/confine.js';
+import { scrubInitialEnviron } from '../sandbox/confine/environ.js';
+import { buildRuleSet, type RuleSet } from '../sandbox/policy/rules.js';
+import { protectStateRoot } from '../sandbox/paths/state-roots.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
 import { FileSessionStore } from '../store/file-store.js';
@@ -196,8 +196,8 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
     // Each tool's JSON schema, and its zod schema's first parse (zod compiles a fast path then).
     { name: 'tool schemas', run: async () => void deps.tools.list().map((t) => (toolSpec(t), t.schema.safeParse({}))) },
     { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner() },
-    { name: 'shell parser', run: async () => (await import('../sandbox/shell-parse.js')).loadBashParser() },
-    { name: 'bash classifier', run: async () => (await import('../sandbox/bash-approval.js')).bashApproval('ls -la | head -n 3', deps.rules) },
+    { name: 'shell parser', run: async () => (await import('../sandbox/bash/parse/shell-parse.js')).loadBashParser() },
+    { name: 'bash classifier', run: async () => (await import('../sandbox/bash/bash-approval.js')).bashApproval('ls -la | head -n 3', deps.rules) },
     ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap() }] : []),
     { name: 'bash rehearsal', run: async () => (await import('../tools/bash-rehearsal.js')).rehearseBash(sandbox) },
     { name: 'session index', run: () => deps.store.listMetas({ limit: 1 }) },

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { protectStateRoot } from '../sandbox/state-roots.js';
+import { protectStateRoot } from '../sandbox/paths/state-roots.js';
 import { agentsDirs, systemPrompt } from './system-prompt.js';
 
 describe('system prompt', () => {

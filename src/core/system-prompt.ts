@@ -1,7 +1,7 @@
 import { dirname, join, relative, sep } from 'node:path';
 import { isInside, type AgentMode } from '../protocol/index.js';
-import { readFileHeadSync, realPathOf } from '../sandbox/real-path.js';
-import { inStateBlock } from '../sandbox/state-roots.js';
+import { readFileHeadSync, realPathOf } from '../sandbox/paths/real-path.js';
+import { inStateBlock } from '../sandbox/paths/state-roots.js';
 import type { OfferedTool } from './turn-host.js';
 
 const BASE: Record<AgentMode, string> = {

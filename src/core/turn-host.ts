@@ -3,7 +3,7 @@ import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { ModelResolver } from '../providers/resolve.js';
 import type { ToolSpec } from '../providers/provider.js';
 import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
-import type { RuleSet } from '../sandbox/rules.js';
+import type { RuleSet } from '../sandbox/policy/rules.js';
 import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { Tool } from '../tools/define.js';

@@ -7,8 +7,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../protocol/index.js';
-import { probeBwrap } from '../sandbox/confine.js';
-import { protectStateRoot } from '../sandbox/state-roots.js';
+import { probeBwrap } from '../sandbox/confine/confine.js';
+import { protectStateRoot } from '../sandbox/paths/state-roots.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 import { bashTool } from './bash.js';
 import type { ToolContext } from './define.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { bashApproval } from '../sandbox/bash-approval.js';
-import { confineCommand, probeBwrap, BWRAP_INSTALL_HINT, type ConfinedSpawn } from '../sandbox/confine.js';
-import { detectViolation } from '../sandbox/violation.js';
-import { scanWorkspace, sweepWorkspace, type WorkspaceScan } from '../sandbox/workspace-guard.js';
+import { bashApproval } from '../sandbox/bash/bash-approval.js';
+import { confineCommand, probeBwrap, BWRAP_INSTALL_HINT, type ConfinedSpawn } from '../sandbox/confine/confine.js';
+import { detectViolation } from '../sandbox/confine/violation.js';
+import { scanWorkspace, sweepWorkspace, type WorkspaceScan } from '../sandbox/confine/workspace-guard.js';
 import type { ToolJudgement } from '../protocol/index.js';
-import type { RuleSet } from '../sandbox/rules.js';
+import type { RuleSet } from '../sandbox/policy/rules.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
 import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';

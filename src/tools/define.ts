@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FileAccess, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
-import type { RuleSet } from '../sandbox/rules.js';
+import type { RuleSet } from '../sandbox/policy/rules.js';
 
 export type { FileAccess, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 

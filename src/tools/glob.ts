@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isInside } from '../sandbox/paths.js';
-import { stateBlocks } from '../sandbox/state-roots.js';
+import { isInside } from '../sandbox/paths/paths.js';
+import { stateBlocks } from '../sandbox/paths/state-roots.js';
 import { defineTool, ok } from './define.js';
 import { guardRegexps, NON_LINEAR_GLOB } from './regex-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';

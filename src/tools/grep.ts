@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { isInside } from '../sandbox/paths.js';
-import { stateBlocks } from '../sandbox/state-roots.js';
+import { isInside } from '../sandbox/paths/paths.js';
+import { stateBlocks } from '../sandbox/paths/state-roots.js';
 import { defineTool, fail, ok } from './define.js';
 import { guardRegexps } from './regex-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';

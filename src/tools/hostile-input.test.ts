@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../protocol/index.js';
-import { buildRuleSet } from '../sandbox/rules.js';
+import { buildRuleSet } from '../sandbox/policy/rules.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 import { bashTool } from './bash.js';
 import type { Tool, ToolContext, ToolOutcome } from './define.js';

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { McpServerSpec } from '../protocol/index.js';
-import { scrubInitialEnviron } from '../sandbox/environ.js';
+import { scrubInitialEnviron } from '../sandbox/confine/environ.js';
 import { defineTool, type Tool, type ToolOutcome } from './define.js';
 
 export type { McpServerSpec } from '../protocol/index.js';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { scrubInitialEnviron } from '../sandbox/environ.js';
+import { scrubInitialEnviron } from '../sandbox/confine/environ.js';
 
 /**
  * Commands are started by a small helper process, not by the server itself. Starting a process

@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
 import type { Decision } from '../../protocol/index.js';
-import { protectedWrite } from '../../sandbox/paths.js';
-import { decide, type PolicyVerdict } from '../../sandbox/policy.js';
-import { guardProtectedWrite } from '../../sandbox/protected-write.js';
+import { protectedWrite } from '../../sandbox/paths/paths.js';
+import { decide, type PolicyVerdict } from '../../sandbox/policy/policy.js';
+import { guardProtectedWrite } from '../../sandbox/policy/protected-write.js';
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
 

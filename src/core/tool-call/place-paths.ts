@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { SandboxMode } from '../../protocol/index.js';
-import { checkRealPath, realPathOf } from '../../sandbox/paths.js';
+import { checkRealPath, realPathOf } from '../../sandbox/paths/paths.js';
 import type { Tool } from '../../tools/define.js';
 
 export type Placed =

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { McpServerSpec } from '../protocol/index.js';
-import { scrubInitialEnviron } from '../sandbox/confine/environ.js';
+import { scrubInitialEnviron } from '../sandbox/index.js';
 import { defineTool, type Tool, type ToolOutcome } from './define.js';
 
 export type { McpServerSpec } from '../protocol/index.js';
@@ -44,7 +44,7 @@ export async function connectMcpServer(spec: McpServerSpec, opts: { timeoutMs?: 
 
 function makeTransport(spec: McpServerSpec, onStderr?: (line: string) => void): Transport {
   if (spec.transport === 'stdio') {
-    scrubInitialEnviron(); // a child can read this process's environ through /proc (spawner.ts)
+    scrubInitialEnviron(process.env); // a child can read this process's environ through /proc (spawner.ts)
     const t = new StdioClientTransport({
       command: spec.command,
       args: spec.args,

@@ -12,6 +12,9 @@ import { commandEnv, confineCommand, passCommandEnv, probeBwrap } from './confin
 import { detectViolation } from './violation.js';
 import { scanWorkspace, sweepWorkspace } from './workspace-guard.js';
 import { scratchRoot } from '../../../test/support/scratch.js';
+import { createHostFacts } from '../facts.js';
+
+const host = createHostFacts({ env: {} });
 
 // Not under /tmp: the sandbox's private /tmp would hide a /tmp "outside" and make every
 // escape test pass for the wrong reason. `.tmp/` is git-ignored.
@@ -29,7 +32,7 @@ let outside = '';
 let gitConfig = '';
 
 function run(mode: SandboxMode, command: string, extra: { tmpDir?: string; workspace?: string } = {}) {
-  const s = confineCommand({ mode, workspace: extra.workspace ?? ws, command, env: { ...process.env, ...SECRETS, LANG: 'visible-123' }, tmpDir: extra.tmpDir });
+  const s = confineCommand({ host, mode, workspace: extra.workspace ?? ws, command, env: { ...process.env, ...SECRETS, LANG: 'visible-123' }, tmpDir: extra.tmpDir });
   const p = execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000, detached: true });
   void p.finally(() => s.release());
   return p;
@@ -44,7 +47,7 @@ function expectOutsideUntouched(): void {
 }
 
 beforeAll(async () => {
-  const probe = await probeBwrap();
+  const probe = await probeBwrap(host);
   if (!probe.ok) throw new Error(`bubblewrap unavailable, sandbox tests cannot run: ${probe.reason}`);
   Object.assign(process.env, SECRETS); // as if the server itself held them
 });
@@ -64,30 +67,30 @@ afterEach(() => rm(root, { recursive: true, force: true }));
 
 describe('probeBwrap', () => {
   it('finds a working bwrap and caches the answer', async () => {
-    const a = await probeBwrap();
+    const a = await probeBwrap(host);
     expect(a).toEqual({ ok: true, path: expect.stringMatching(/^\/.*bwrap$/) });
-    expect(await probeBwrap()).toBe(a);
+    expect(await probeBwrap(host)).toBe(a);
   });
 });
 
 describe('confineCommand argv', () => {
   const env = { PATH: '/usr/bin:/bin', HOME: '/root' };
   it('orders mounts so later ones win; only confined modes get bwrap', () => {
-    const w = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env });
+    const w = confineCommand({ host, mode: 'workspace-write', workspace: ws, command: 'true', env });
     const a = w.args.join(' ');
     expect(w.confined).toBe(true);
     // ferret's own state (a CHIMERA_HOME that exists on this machine) is hidden after the workspace binds.
     expect(a).toMatch(new RegExp(`--ro-bind / / .*--tmpfs /tmp .*--bind ${ws} ${ws} --ro-bind ${ws}/.git ${ws}/.git (?:--tmpfs \\S+ --remount-ro \\S+ )*--clearenv .*--chdir ${ws} -- /\\S*bash -c true$`));
     for (const f of ['--unshare-net', '--unshare-pid', '--new-session', '--die-with-parent', '--dev /dev', '--proc /proc']) expect(a).toContain(f);
-    const r = confineCommand({ mode: 'read-only', workspace: ws, command: 'true', env });
+    const r = confineCommand({ host, mode: 'read-only', workspace: ws, command: 'true', env });
     expect(r.args.join(' ')).toMatch(new RegExp(`--ro-bind ${ws} ${ws} (?:--tmpfs \\S+ --remount-ro \\S+ )*--clearenv`));
     expect(r.args).not.toContain('--bind');
-    const d = confineCommand({ mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
+    const d = confineCommand({ host, mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
     expect(d).toEqual({ file: expect.stringMatching(/^\/.*\/bash$/), args: ['-c', 'echo hi'], env, confined: false, release: expect.any(Function) });
   });
   it('refuses a relative or root workspace', () => {
-    expect(() => confineCommand({ mode: 'read-only', workspace: 'ws', command: 'true', env })).toThrow(/absolute/);
-    expect(() => confineCommand({ mode: 'workspace-write', workspace: '/', command: 'true', env })).toThrow(/root/);
+    expect(() => confineCommand({ host, mode: 'read-only', workspace: 'ws', command: 'true', env })).toThrow(/absolute/);
+    expect(() => confineCommand({ host, mode: 'workspace-write', workspace: '/', command: 'true', env })).toThrow(/root/);
   });
 });
 
@@ -145,16 +148,16 @@ describe('writes that must work', () => {
     const plain = join(root, 'plain');
     mkdirSync(plain);
     mkdirSync(join(plain, '.git')); // what a second ferret in this workspace has bwrap make for its own command
-    const s = confineCommand({ mode: 'workspace-write', workspace: plain, command: 'true', env: { ...process.env } });
+    const s = confineCommand({ host, mode: 'workspace-write', workspace: plain, command: 'true', env: { ...process.env } });
     expect(s.args.join(' ')).toContain(`--tmpfs ${join(plain, '.git')} --remount-ro ${join(plain, '.git')}`);
     expect(s.args.join(' ')).not.toContain(`--ro-bind ${join(plain, '.git')}`);
     rmSync(join(plain, '.git'), { recursive: true }); // its owner's command ended first and removed it
-    const before = await scanWorkspace(plain);
+    const before = await scanWorkspace(host.workspace(plain));
     const t0 = Date.now();
     const r = await execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     mkdirSync(join(plain, '.git'), { recursive: true }); // the other process's next placeholder, made during this run
-    expect(await sweepWorkspace(before, t0)).toEqual([]);
+    expect(await sweepWorkspace(host.workspace(plain), before, t0)).toEqual([]);
     s.release();
     expect(existsSync(join(plain, '.git'))).toBe(false); // this process's hold was the last: removed
   });
@@ -256,8 +259,8 @@ describe('environment: an allowlist, not a denylist', () => {
   };
   for (let i = 0; i < 20; i++) leaks[`R${i.toString(36)}_${(i * 7919).toString(36).toUpperCase()}`] = `leak-random-${i}`;
   it.each<SandboxMode>(['read-only', 'workspace-write', 'danger-full-access'])('under %s only allowlisted and configured names pass', async (mode) => {
-    passCommandEnv(['KEEP_*', 'FERRET_SERVER_TOKEN']);
-    const s = confineCommand({ mode, workspace: ws, command: mode === 'danger-full-access' ? 'env' : 'env; cat /proc/1/environ | tr "\\0" "\\n"', env: { ...process.env, ...leaks, KEEP_ME: 'kept' } });
+    passCommandEnv(host, ['KEEP_*', 'FERRET_SERVER_TOKEN']);
+    const s = confineCommand({ host, mode, workspace: ws, command: mode === 'danger-full-access' ? 'env' : 'env; cat /proc/1/environ | tr "\\0" "\\n"', env: { ...process.env, ...leaks, KEEP_ME: 'kept' } });
     try {
       // stdin not a socket, as in the bash tool: bash sources ~/.bashrc when it thinks sshd started it.
       const r = await execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000, stdin: 'ignore' });

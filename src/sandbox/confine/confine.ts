@@ -4,6 +4,7 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isInside, type SandboxMode } from '../../protocol/index.js';
+import type { BwrapProbe, HostFacts, WorkspaceFacts } from '../facts.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from '../paths/host-meta.js';
 import { lstatOrUndefined } from '../paths/real-path.js';
 import { stateBlocks } from '../paths/state-roots.js';
@@ -12,6 +13,8 @@ import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
 
 export interface ConfineRequest {
+  /** The server's sandbox facts (createCore's): state roots, env.pass, found programs, placeholders. */
+  host: HostFacts;
   mode: SandboxMode;
   workspace: string; // absolute real path; writable only under workspace-write
   command: string; // a bash command string
@@ -48,12 +51,9 @@ const BASE_ENV = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'L
 const BASE_ENV_PREFIX = ['LC_'];
 /** Never passed, whatever config.json says: the server's own secret. */
 const NEVER_PASS = new Set(['FERRET_SERVER_TOKEN']);
-/** config.json's env.pass, registered once at start (one server, one config). */
-const configured: string[] = [];
-
-/** Adds names (a trailing `*` matches a prefix) that every command receives from now on. */
-export function passCommandEnv(names: readonly string[]): void {
-  for (const n of names) if (!configured.includes(n)) configured.push(n);
+/** Adds names (a trailing `*` matches a prefix) that every command of this server receives from now on. */
+export function passCommandEnv(host: HostFacts, names: readonly string[]): void {
+  for (const n of names) if (!host.commandEnvPass.includes(n)) host.commandEnvPass.push(n);
 }
 
 function passes(name: string, pass: readonly string[]): boolean {
@@ -64,12 +64,11 @@ function passes(name: string, pass: readonly string[]): boolean {
 
 /**
  * The environment a command may see: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LANGUAGE,
- * LC_*, TZ, TMPDIR, the names config.json's env.pass registered, and `pass`. Under every mode.
+ * LC_*, TZ, TMPDIR, and `pass` (config.json's env.pass). Under every mode.
  */
 export function commandEnv(env: NodeJS.ProcessEnv, pass: readonly string[] = []): Record<string, string> {
-  const all = [...configured, ...pass];
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && passes(name, all)) out[name] = value;
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && passes(name, pass)) out[name] = value;
   return out;
 }
 
@@ -77,9 +76,10 @@ const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 // Fixed system locations first, then absolute PATH entries; never anything inside the
 // workspace, so a repository cannot plant its own `bwrap` or `bash`.
-function findExecutable(name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
+function findExecutable(host: HostFacts, name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
   // Looked up twice per command: a found program is kept for a moment (it is still checked
   // again after FOUND_MS, so an uninstalled or moved one is not used for long).
+  const found = host.found;
   const key = `${name}\0${pathEnv ?? ''}\0${exclude ?? ''}`;
   const hit = found.get(key);
   if (hit && performance.now() - hit.at < FOUND_MS) return hit.file;
@@ -89,7 +89,6 @@ function findExecutable(name: string, pathEnv: string | undefined, exclude?: str
   return file;
 }
 const FOUND_MS = 2000;
-const found = new Map<string, { file: string; at: number }>();
 
 function lookUpExecutable(name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
   const dirs = ['/usr/bin', '/bin', '/usr/local/bin', ...(pathEnv ?? '').split(delimiter)];
@@ -121,8 +120,10 @@ interface Guard {
  * What stays read-only inside a writable workspace (host-meta.ts: git metadata at any depth,
  * what it points to, the files other tools run), and the missing names that get a placeholder.
  */
-function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
-  const roots = rootRunPaths(ws);
+function workspaceGuard(facts: WorkspaceFacts, scan: WorkspaceScan | undefined): Guard {
+  const ws = facts.workspace;
+  const host = facts.host;
+  const roots = rootRunPaths(facts);
   // The scan just looked at every root name (in this tick's run-up to the spawn): no second lstat each.
   const scanned = scan && scan.workspace === ws ? new Set(roots) : undefined;
   const present = (c: string) => (scanned?.has(c) ? scan!.roots.has(c) : exists(c));
@@ -133,10 +134,10 @@ function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
   // at now, not by the hold count: the host may have run `git init` in a held placeholder.
   const dotGit = join(ws, '.git');
   const noRepo = bare(dotGit);
-  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(p) || (p === dotGit ? noRepo : bare(p)));
-  const repo = noRepo ? [] : repoTargets(ws);
+  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(host, p) || (p === dotGit ? noRepo : bare(p)));
+  const repo = noRepo ? [] : repoTargets(host, ws);
   const candidates = [...roots, ...repo.map((t) => t.path)];
-  if (scan) candidates.push(...nestedGitPaths(scan));
+  if (scan) candidates.push(...nestedGitPaths(host, scan));
   const found: string[] = [];
   for (const c of candidates) {
     if (!present(c) || placeholders.includes(c)) continue;
@@ -158,28 +159,26 @@ function workspaceGuard(ws: string, scan: WorkspaceScan | undefined): Guard {
 }
 
 /** ferret's state folders that exist: hidden from every confined command (an empty read-only tmpfs over each). */
-function hiddenState(ws: string): string[] {
-  return stateBlocks(ws).filter((b) => exists(b) && !isInside(b, ws));
+function hiddenState(facts: WorkspaceFacts): string[] {
+  return stateBlocks(facts).filter((b) => exists(b) && !isInside(b, facts.workspace));
 }
 
-// Probe results: flags the installed bwrap does not know are left out (e.g. --disable-userns < 0.8).
-let supportsDisableUserns = true;
-
-function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>, bash: string, guard: Guard | undefined): string[] {
+function bwrapArgs(req: ConfineRequest, facts: WorkspaceFacts, env: Record<string, string>, bash: string, guard: Guard | undefined): string[] {
+  const ws = facts.workspace;
   const args = [
     '--new-session', // setsid: no TIOCSTI/job-control tricks against a terminal
     '--die-with-parent', // killing bwrap (its process group) tears down the PID namespace
     '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts',
     '--unshare-cgroup-try', '--cap-drop', 'ALL',
   ];
-  if (supportsDisableUserns) args.push('--disable-userns');
+  if (req.host.supportsDisableUserns) args.push('--disable-userns');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   // Private temp, and /run masked: it holds Unix sockets (docker, dbus, agents) that
   // --unshare-net does not cut off.
   if (req.tmpDir !== undefined) args.push('--bind', realpathSync(req.tmpDir), '/tmp');
   else args.push('--tmpfs', '/tmp');
   args.push('--tmpfs', '/var/tmp', '--tmpfs', '/run');
-  const xdg = req.env.XDG_RUNTIME_DIR ?? process.env['XDG_RUNTIME_DIR'];
+  const xdg = req.env.XDG_RUNTIME_DIR ?? req.host.xdgRuntimeDir;
   if (xdg && isAbsolute(xdg) && exists(xdg) && !isInside(ws, xdg)) args.push('--tmpfs', xdg);
   // The workspace comes after the tmpfs mounts so a workspace under /tmp stays visible;
   // later mounts win, so the protected paths come last.
@@ -192,7 +191,7 @@ function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>,
     args.push('--ro-bind', ws, ws);
   }
   // ferret's own state (audit log and key, config.json, other projects' logs) is not there at all.
-  for (const p of hiddenState(ws)) args.push('--tmpfs', p, '--remount-ro', p);
+  for (const p of hiddenState(facts)) args.push('--tmpfs', p, '--remount-ro', p);
   // --clearenv: the child sees exactly the scrubbed env even if bwrap inherited more.
   args.push('--clearenv');
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
@@ -207,27 +206,29 @@ function bwrapArgs(req: ConfineRequest, ws: string, env: Record<string, string>,
 export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   if (!isAbsolute(req.workspace)) throw new Error(`workspace must be absolute: ${req.workspace}`);
   const ws = realpathSync.native(req.workspace); // one system call, not an lstat per component
-  const env = commandEnv(req.env);
+  const host = req.host;
+  const env = commandEnv(req.env, host.commandEnvPass);
   env.PATH ??= DEFAULT_PATH;
   const confined = req.mode !== 'danger-full-access';
   // Binding `/` writable (or re-binding it) would also bring back the host /proc and /dev.
   if (confined && ws === '/') throw new Error('refusing to confine with the filesystem root as workspace');
-  const bash = findExecutable('bash', env.PATH, ws === '/' ? undefined : ws);
+  const bash = findExecutable(host, 'bash', env.PATH, ws === '/' ? undefined : ws);
   if (bash === undefined) throw new Error('bash not found');
   if (!confined) return { file: bash, args: ['-c', req.command], env, confined: false, release: () => {} };
-  const bwrap = findExecutable('bwrap', env.PATH, ws);
+  const bwrap = findExecutable(host, 'bwrap', env.PATH, ws);
   if (bwrap === undefined) throw new Error(`bwrap not found; ${BWRAP_INSTALL_HINT}`);
   const inner = { ...env, TMPDIR: '/tmp' };
-  const guard = req.mode === 'workspace-write' ? workspaceGuard(ws, req.scan) : undefined;
-  for (const p of guard?.placeholders ?? []) holdPlaceholder(p);
+  const facts = host.workspace(ws);
+  const guard = req.mode === 'workspace-write' ? workspaceGuard(facts, req.scan) : undefined;
+  for (const p of guard?.placeholders ?? []) holdPlaceholder(host, p);
   let released = false;
   const release = () => {
     if (released) return;
     released = true;
-    for (const p of guard?.placeholders ?? []) releasePlaceholder(p);
+    for (const p of guard?.placeholders ?? []) releasePlaceholder(host, p);
   };
   // bwrap itself gets the allowlisted env: as PID 1 of the sandbox its environ is readable there.
-  return { file: bwrap, args: bwrapArgs(req, ws, inner, bash, guard), env: inner, confined: true, release };
+  return { file: bwrap, args: bwrapArgs(req, facts, inner, bash, guard), env: inner, confined: true, release };
 }
 
 // node:child_process loads with the probe, not at start-up.
@@ -247,21 +248,19 @@ function run(file: string, args: string[], env: Record<string, string>): Promise
   });
 }
 
-let probe: Promise<{ ok: true; path: string } | { ok: false; reason: string }> | undefined;
-
-/** Whether bwrap exists and can create its namespaces here. Cached for the process. */
-export async function probeBwrap(): Promise<{ ok: true; path: string } | { ok: false; reason: string }> {
-  probe ??= (async () => {
-    const env = { PATH: process.env.PATH ?? DEFAULT_PATH };
-    const path = findExecutable('bwrap', env.PATH);
+/** Whether bwrap exists and can create its namespaces here. Run once per server (HostFacts.probe). */
+export async function probeBwrap(host: HostFacts): Promise<BwrapProbe> {
+  host.probe ??= (async () => {
+    const env = { PATH: host.path ?? DEFAULT_PATH };
+    const path = findExecutable(host, 'bwrap', env.PATH);
     if (path === undefined) return { ok: false as const, reason: `bwrap not found; ${BWRAP_INSTALL_HINT}` };
     const help = await run(path, ['--help'], env);
-    supportsDisableUserns = help.out.includes('--disable-userns');
+    host.supportsDisableUserns = help.out.includes('--disable-userns');
     // Start the real recipe once so missing user namespaces (Docker, hardened kernels) show here.
     let res: { code: number; out: string };
     try {
       // read-only: the same namespaces and mounts, and no placeholder made in the host's /tmp.
-      const spawn = confineCommand({ mode: 'read-only', workspace: realpathSync(tmpdir()), command: 'true', env });
+      const spawn = confineCommand({ host, mode: 'read-only', workspace: realpathSync(tmpdir()), command: 'true', env });
       try {
         res = await run(spawn.file, spawn.args, spawn.env);
       } finally {
@@ -273,5 +272,5 @@ export async function probeBwrap(): Promise<{ ok: true; path: string } | { ok: f
     if (res.code !== 0) return { ok: false as const, reason: `bwrap cannot start a sandbox here: ${res.out}; ${USERNS_HINT}` };
     return { ok: true as const, path };
   })();
-  return probe;
+  return host.probe;
 }

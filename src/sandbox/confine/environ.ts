@@ -19,22 +19,25 @@ export function looksSecret(name: string, value: string): boolean {
   return SECRET_NAME.some((re) => re.test(upper)) || SECRET_VALUE.test(value);
 }
 
+// Once per process, whatever the number of servers in it: there is one initial environment block.
 let done: { scrubbed: string[]; error?: string } | undefined;
 
 /**
  * Overwrites the values of secret-looking variables in this process's initial environment
- * block, once. Returns the names scrubbed, or why it could not (no /proc, a kernel that refuses
- * writes to /proc/self/mem): then the residue is what docs/security.md describes.
+ * block, once. `live` must be the process's own environment (process.env, not a copy): each
+ * value is set again there so that it leaves the block before the block is overwritten. Returns
+ * the names scrubbed, or why it could not (no /proc, a kernel that refuses writes to
+ * /proc/self/mem): then the residue is what docs/security.md describes.
  */
-export function scrubInitialEnviron(): { scrubbed: string[]; error?: string } {
+export function scrubInitialEnviron(live: NodeJS.ProcessEnv): { scrubbed: string[]; error?: string } {
   if (done) return done;
   const names = new Set<string>();
-  for (const [name, value] of Object.entries(process.env)) {
+  for (const [name, value] of Object.entries(live)) {
     if (value === undefined || !looksSecret(name, value)) continue;
     names.add(name);
-    // setenv copies to the heap: process.env keeps the value, nothing points into the block any more.
-    delete process.env[name];
-    process.env[name] = value;
+    // setenv copies to the heap: the environment keeps the value, nothing points into the block any more.
+    delete live[name];
+    live[name] = value;
   }
   if (names.size === 0) return (done = { scrubbed: [] });
   try {

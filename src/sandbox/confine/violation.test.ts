@@ -9,6 +9,9 @@ import type { SandboxMode } from '../../protocol/index.js';
 import { confineCommand, probeBwrap } from './confine.js';
 import { detectViolation } from './violation.js';
 import { scratchRoot } from '../../../test/support/scratch.js';
+import { createHostFacts } from '../facts.js';
+
+const host = createHostFacts({ env: {} });
 
 const WS = '/home/u/proj';
 
@@ -72,7 +75,7 @@ describe('detectViolation: real confined runs', () => {
   const BASE = scratchRoot();
   let ws = '';
   beforeAll(async () => {
-    const probe = await probeBwrap();
+    const probe = await probeBwrap(host);
     if (!probe.ok) throw new Error(`bubblewrap unavailable: ${probe.reason}`);
     mkdirSync(BASE, { recursive: true });
     ws = await mkdtemp(join(BASE, 'viol-'));
@@ -95,7 +98,7 @@ describe('detectViolation: real confined runs', () => {
     ['read-only', 'git ls-remote https://github.com/git/git', { kind: 'network' }],
   ];
   it.each(cases)('%s: %s', async (mode, command, want) => {
-    const s = confineCommand({ mode, workspace: ws, command, env: process.env });
+    const s = confineCommand({ host, mode, workspace: ws, command, env: process.env });
     const r = await execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000 });
     expect(r.exitCode).not.toBe(0);
     const path = want.path === undefined || want.path.startsWith('/') ? want.path : join(ws, want.path);

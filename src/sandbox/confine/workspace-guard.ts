@@ -5,6 +5,7 @@
 import { readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { isInside } from '../../protocol/index.js';
+import type { HostFacts, WorkspaceFacts } from '../facts.js';
 import { listRoot, scanGit, type GitScan } from '../paths/git-scan.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from '../paths/host-meta.js';
 import { lstatOrUndefined, realPathOf } from '../paths/real-path.js';
@@ -15,13 +16,14 @@ export interface WorkspaceScan extends GitScan {
 }
 
 /** Finds every `.git` in the workspace (bounded, skipping SCAN_SKIP) without blocking the event loop. */
-export async function scanWorkspace(ws: string): Promise<WorkspaceScan> {
-  const scan = await scanGit(ws);
+export async function scanWorkspace(facts: WorkspaceFacts): Promise<WorkspaceScan> {
+  const ws = facts.workspace;
+  const scan = await scanGit(facts);
   // The root is looked at in the same tick as the spawn that follows (as an lstat per name was):
   // when the walk gave the loop a turn, its first listing is read again.
   const names = scan.yielded ? listRoot(ws) : scan.rootNames;
   const roots = new Map<string, string>();
-  for (const p of rootRunPaths(ws)) {
+  for (const p of rootRunPaths(facts)) {
     // A root name the listing does not hold is not there: no lstat for each of the ~20 names,
     // most of them missing (rootListing: ASCII names only, compared case-insensitively).
     if (names && dirname(p) === ws && !names.has(basename(p).toLowerCase())) continue;
@@ -37,27 +39,27 @@ export async function scanWorkspace(ws: string): Promise<WorkspaceScan> {
 }
 
 /** The nested repositories' metadata a scan found: each `.git` and what it points to. */
-export function nestedGitPaths(scan: WorkspaceScan): string[] {
+export function nestedGitPaths(host: HostFacts, scan: WorkspaceScan): string[] {
   const out: string[] = [];
   for (const p of scan.git.keys()) {
     out.push(p);
-    if (dirname(p) !== scan.workspace) for (const t of repoTargets(dirname(p))) out.push(t.path);
+    if (dirname(p) !== scan.workspace) for (const t of repoTargets(host, dirname(p))) out.push(t.path);
   }
   return out;
 }
 
 // Placeholders: an empty read-only folder mounted where a protected name is missing, so a
 // command cannot create it (bwrap makes the mount point on the host). Counted per path, since
-// two commands in one workspace share one placeholder; the last one out removes it.
-const held = new Map<string, number>();
+// two commands in one workspace share one placeholder; the last one out removes it. The counts
+// are the server's (HostFacts.placeholders).
 
 /** Takes a hold on a placeholder at p (missing now, or another command's). */
-export function holdPlaceholder(p: string): void {
-  held.set(p, (held.get(p) ?? 0) + 1);
+export function holdPlaceholder(host: HostFacts, p: string): void {
+  host.placeholders.set(p, (host.placeholders.get(p) ?? 0) + 1);
 }
 
-export function isPlaceholder(p: string): boolean {
-  return held.has(p);
+export function isPlaceholder(host: HostFacts, p: string): boolean {
+  return host.placeholders.has(p);
 }
 
 /**
@@ -76,7 +78,8 @@ export function isEmptyFolder(p: string): boolean {
 }
 
 /** Drops a hold; the last one removes the (empty) folder bwrap left on the host. */
-export function releasePlaceholder(p: string): void {
+export function releasePlaceholder(host: HostFacts, p: string): void {
+  const held = host.placeholders;
   const n = (held.get(p) ?? 1) - 1;
   if (n > 0) {
     held.set(p, n);
@@ -101,9 +104,9 @@ export interface MovedAside {
  * protected entry that is new since `before` and was born during the run is renamed aside.
  * Renamed, never deleted: what the command put inside stays for the person to look at.
  */
-export async function sweepWorkspace(before: WorkspaceScan, startedAtMs: number): Promise<MovedAside[]> {
+export async function sweepWorkspace(facts: WorkspaceFacts, before: WorkspaceScan, startedAtMs: number): Promise<MovedAside[]> {
   const ws = before.workspace;
-  const after = await scanWorkspace(ws);
+  const after = await scanWorkspace(ws === facts.workspace ? facts : facts.host.workspace(ws));
   const known = new Set(before.git.values());
   const fresh: string[] = [];
   for (const [p, id] of after.git) if (!known.has(id)) fresh.push(p);
@@ -114,7 +117,7 @@ export async function sweepWorkspace(before: WorkspaceScan, startedAtMs: number)
   const since = startedAtMs - 1000;
   for (const p of fresh.sort((a, b) => b.length - a.length)) {
     const st = lstatOrUndefined(p);
-    if (!st || isPlaceholder(p) || (PLACEHOLDER_NAMES.includes(basename(p)) && dirname(p) === ws && isEmptyFolder(p))) continue;
+    if (!st || isPlaceholder(facts.host, p) || (PLACEHOLDER_NAMES.includes(basename(p)) && dirname(p) === ws && isEmptyFolder(p))) continue;
     // A rename keeps the birth time but moves ctime: a `.git` or `.vscode` built under another
     // name by an earlier command and renamed into place by this one counts as made now. ctime
     // also moves when anything inside changes (git's index.lock), so it counts only where the

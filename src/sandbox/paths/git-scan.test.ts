@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rootListing } from './git-scan.js';
 import { scanWorkspace, sweepWorkspace } from '../confine/workspace-guard.js';
+import { createHostFacts } from '../facts.js';
+
+const host = createHostFacts({ env: {} });
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-scan-')));
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
@@ -19,11 +22,11 @@ describe('the workspace scan finds the protected root names', () => {
     mkdirSync(join(ws, '.vscode'));
     writeFileSync(join(ws, '.envrc'), 'x');
     mkdirSync(join(ws, 'src'));
-    const a = await scanWorkspace(ws);
+    const a = await scanWorkspace(host.workspace(ws));
     expect([...a.roots.keys()].sort()).toEqual([join(ws, '.envrc'), join(ws, '.vscode')]);
     renameSync(join(ws, '.vscode'), join(ws, 'old'));
     mkdirSync(join(ws, '.vscode'));
-    const b = await scanWorkspace(ws);
+    const b = await scanWorkspace(host.workspace(ws));
     expect(b.roots.get(join(ws, '.vscode'))).not.toBe(a.roots.get(join(ws, '.vscode')));
     expect(b.roots.get(join(ws, '.envrc'))).toBe(a.roots.get(join(ws, '.envrc')));
   });
@@ -35,11 +38,11 @@ describe('the sweep after a command', () => {
     try {
       mkdirSync(join(root, 'deep', '.git'), { recursive: true });
       await new Promise((r) => setTimeout(r, 1500)); // born well before the run
-      const before = { ...(await scanWorkspace(root)), git: new Map<string, string>() }; // as if the walk had not got there
+      const before = { ...(await scanWorkspace(host.workspace(root))), git: new Map<string, string>() }; // as if the walk had not got there
       const startedAt = Date.now();
       writeFileSync(join(root, 'deep', '.git', 'index.lock'), ''); // git on the host: the folder's ctime moves
-      expect(await sweepWorkspace({ ...before, complete: false }, startedAt)).toEqual([]);
-      const moved = await sweepWorkspace({ ...before, complete: true }, startedAt);
+      expect(await sweepWorkspace(host.workspace(root), { ...before, complete: false }, startedAt)).toEqual([]);
+      const moved = await sweepWorkspace(host.workspace(root), { ...before, complete: true }, startedAt);
       expect(moved.map((m) => m.path)).toEqual([join(root, 'deep', '.git')]);
     } finally {
       rmSync(root, { recursive: true, force: true });

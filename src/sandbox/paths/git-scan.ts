@@ -3,6 +3,7 @@
 // outside the repository) through the most recent scan.
 import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
+import type { GitScan, WorkspaceFacts } from '../facts.js';
 import { lstatOrUndefined } from './real-path.js';
 import { stateBlocks } from './state-roots.js';
 
@@ -17,20 +18,7 @@ const FRESH_MS = 5000;
 /** The scan yields to the event loop after this long. */
 const SLICE_MS = 8;
 
-export interface GitScan {
-  workspace: string;
-  /** Every `.git` entry found (any depth), keyed by path, with its inode identity (dev:ino). */
-  git: Map<string, string>;
-  /** False when the folder budget ran out before the whole tree was read, or a folder could not be read. */
-  complete: boolean;
-  /** The workspace's own entries, lower-cased (undefined when it could not be read, or see rootListing). */
-  rootNames?: Set<string>;
-  /** The walk gave the event loop a turn (a large tree): what it saw first may be that old. */
-  yielded?: true;
-  at: number;
-}
-
-const recent = new Map<string, GitScan>();
+export type { GitScan } from '../facts.js';
 
 class Walk {
   readonly git = new Map<string, string>();
@@ -40,9 +28,11 @@ class Walk {
   private readonly queue: string[];
   private readonly skip: Set<string>;
   private i = 0;
-  constructor(readonly ws: string) {
-    this.queue = [ws];
-    this.skip = new Set(stateBlocks(ws));
+  readonly ws: string;
+  constructor(readonly facts: WorkspaceFacts) {
+    this.ws = facts.workspace;
+    this.queue = [this.ws];
+    this.skip = new Set(stateBlocks(facts));
   }
   get done(): boolean {
     return this.i >= this.queue.length;
@@ -75,7 +65,7 @@ class Walk {
   result(): GitScan {
     const scan: GitScan = { workspace: this.ws, git: this.git, complete: this.done && !this.unread, at: Date.now() };
     if (this.rootNames) scan.rootNames = this.rootNames;
-    recent.set(this.ws, scan);
+    this.facts.gitScan = scan;
     return scan;
   }
 }
@@ -105,8 +95,8 @@ export function listRoot(ws: string): Set<string> | undefined {
 }
 
 /** Every `.git` in the workspace (bounded, skipping SCAN_SKIP), yielding to the event loop as it goes. */
-export async function scanGit(ws: string, maxDirs = SCAN_MAX_DIRS): Promise<GitScan> {
-  const w = new Walk(ws);
+export async function scanGit(facts: WorkspaceFacts, maxDirs = SCAN_MAX_DIRS): Promise<GitScan> {
+  const w = new Walk(facts);
   let slice = performance.now();
   let yielded = false;
   while (!w.done && w.read < maxDirs) {
@@ -123,10 +113,10 @@ export async function scanGit(ws: string, maxDirs = SCAN_MAX_DIRS): Promise<GitS
 }
 
 /** The workspace's nested `.git` entries from a recent scan, else from a small synchronous one. */
-export function recentGit(ws: string): GitScan {
-  const r = recent.get(ws);
+export function recentGit(facts: WorkspaceFacts): GitScan {
+  const r = facts.gitScan;
   if (r && Date.now() - r.at < FRESH_MS) return r;
-  const w = new Walk(ws);
+  const w = new Walk(facts);
   while (!w.done && w.read < SYNC_SCAN_MAX_DIRS) w.step();
   return w.result();
 }

@@ -12,6 +12,9 @@ import { HOST_RUN_NAMES, hostMetaOf, isGitPath, parseGitConfig } from './host-me
 import { checkRealPath, protectedWrite, realPathOf } from './paths.js';
 import type { PolicyVerdict } from '../policy/policy.js';
 import { guardProtectedWrite } from '../policy/protected-write.js';
+import { createHostFacts } from '../facts.js';
+
+const host = createHostFacts({ env: {} });
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-meta-')));
 const ws = join(root, 'ws');
@@ -88,11 +91,11 @@ const ordinary = ['src/a.ts', '.gitignore', '.gitattributes', '.gitkeep', 'my.gi
 describe('git metadata is refused to file tools under workspace-write, at any depth and under any name', () => {
   it.each([...gitPaths, ...pointedTo])('%s', (rel) => {
     const r = real(rel);
-    expect(hostMetaOf(ws, r)?.kind).toBe('git');
-    const v = checkRealPath({ workspace: ws, real: r, write: true, mode: 'workspace-write' });
+    expect(hostMetaOf(host.workspace(ws), r)?.kind).toBe('git');
+    const v = checkRealPath({ facts: host.workspace(ws), real: r, write: true, mode: 'workspace-write' });
     expect(v.ok).toBe(false);
     // Reading it is fine.
-    expect(checkRealPath({ workspace: ws, real: r, write: false, mode: 'workspace-write' }).ok).toBe(true);
+    expect(checkRealPath({ facts: host.workspace(ws), real: r, write: false, mode: 'workspace-write' }).ok).toBe(true);
   });
   it('isGitPath is component-wise', () => {
     expect(isGitPath('a/.git/b')).toBe(true);
@@ -103,11 +106,11 @@ describe('git metadata is refused to file tools under workspace-write, at any de
 
 describe('files other tools run are known, ordinary files are not', () => {
   it.each(autoRun)('%s is auto-run metadata', (rel) => {
-    expect(hostMetaOf(ws, real(rel))).toMatchObject({ kind: 'auto-run' });
-    expect(checkRealPath({ workspace: ws, real: real(rel), write: true, mode: 'workspace-write' }).ok).toBe(true);
+    expect(hostMetaOf(host.workspace(ws), real(rel))).toMatchObject({ kind: 'auto-run' });
+    expect(checkRealPath({ facts: host.workspace(ws), real: real(rel), write: true, mode: 'workspace-write' }).ok).toBe(true);
   });
   it.each(ordinary)('%s is ordinary', (rel) => {
-    expect(hostMetaOf(ws, real(rel))).toBeUndefined();
+    expect(hostMetaOf(host.workspace(ws), real(rel))).toBeUndefined();
   });
 });
 
@@ -126,7 +129,7 @@ describe('the approval side: asked under auto, refused under full-auto where com
   it.each(cases.flatMap(([preset, sandbox, v, want]) => paths.map((p) => [preset, sandbox, v.by, p, v, want] as const)))(
     '%s / %s / by %s: %s',
     (preset, sandbox, _by, rel, v, want) => {
-      const meta = protectedWrite(ws, real(rel))!;
+      const meta = protectedWrite(host.workspace(ws), real(rel))!;
       expect(meta).toBeDefined();
       const out = guardProtectedWrite(v, { preset, sandbox, path: rel, meta });
       expect(out.action).toBe(want);
@@ -150,7 +153,7 @@ describe('git config reading', () => {
     mkdirSync(join(fifoWs, 'sub'), { recursive: true });
     execFileSync('mkfifo', [join(fifoWs, 'sub', '.git'), join(fifoWs, 'cfg')]);
     const t = Date.now();
-    expect(hostMetaOf(fifoWs, join(fifoWs, 'sub', 'x'))).toBeUndefined();
+    expect(hostMetaOf(host.workspace(fifoWs), join(fifoWs, 'sub', 'x'))).toBeUndefined();
     expect(Date.now() - t).toBeLessThan(1000);
   });
 });

@@ -4,12 +4,11 @@
 // gets code run on the user's machine at their next `git status`, commit or folder open, outside
 // every sandbox. The one list here is used by the file tools (refuse or ask) and by the command
 // sandbox (read-only binds), so the two agree. docs/security.md explains each entry.
-import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isInside } from '../../protocol/index.js';
+import type { HostFacts, WorkspaceFacts } from '../facts.js';
 import { recentGit } from './git-scan.js';
 import { lstatOrUndefined, readSmallFileSync, realPathOf } from './real-path.js';
-import { setBounded } from '../../util/bounded-map.js';
 
 /**
  * Workspace-root names that other tools run or load on the host. `.git` is also protected at
@@ -62,22 +61,23 @@ export function isGitPath(p: string): boolean {
 }
 
 /** The workspace-root (or home) entries that count as protected for a workspace, as absolute paths. */
-export function rootRunPaths(ws: string): readonly string[] {
-  // Asked three times per command (before, for the binds, after): kept for the last workspaces.
-  const hit = runPathsOf.get(ws);
-  if (hit) return hit;
+export function rootRunPaths(facts: WorkspaceFacts): readonly string[] {
+  // Asked three times per command (before, for the binds, after): kept with the workspace's facts.
+  if (facts.rootRunPaths) return facts.rootRunPaths;
+  const ws = facts.workspace;
   const out = HOST_RUN_NAMES.map((n) => join(ws, n));
-  const home = realHome();
+  const home = realHome(facts.host);
   if (isInside(ws, home)) for (const n of HOME_RUN_NAMES) out.push(join(home, n));
-  return setBounded(runPathsOf, ws, Object.freeze(out), 64);
+  return (facts.rootRunPaths = Object.freeze(out));
 }
-const runPathsOf = new Map<string, readonly string[]>();
 
 /**
  * What the host would run from `real`, a real path a file tool is about to write, in a workspace
  * `ws` (also a real path). Undefined when nothing is known to run it.
  */
-export function hostMetaOf(ws: string, real: string): HostMeta | undefined {
+export function hostMetaOf(facts: WorkspaceFacts, real: string): HostMeta | undefined {
+  const ws = facts.workspace;
+  const host = facts.host;
   const inside = isInside(ws, real);
   if (isGitPath(inside ? relative(ws, real) : real)) return { kind: 'git', what: '.git metadata' };
   if (inside) {
@@ -85,7 +85,7 @@ export function hostMetaOf(ws: string, real: string): HostMeta | undefined {
     const name = HOST_RUN_NAMES.find((n) => lower(n) === lower(first));
     if (name) return { kind: 'auto-run', what: `${name} (other tools run it on this machine)` };
   }
-  const home = realHome();
+  const home = realHome(host);
   if (isInside(home, real) && real !== home) {
     const first = relative(home, real).split(sep)[0] ?? '';
     const name = HOME_RUN_NAMES.find((n) => lower(n) === lower(first));
@@ -95,23 +95,22 @@ export function hostMetaOf(ws: string, real: string): HostMeta | undefined {
   // core.hooksPath folder, scripts the config runs; of the workspace's repository, of any
   // repository the path is inside, and of the nested ones the latest scan found.
   const roots = new Set<string>([ws]);
-  if (inside) for (const p of [...recentGit(ws).git.keys()].slice(0, MAX_NESTED)) roots.add(dirname(p));
+  if (inside) for (const p of [...recentGit(facts).git.keys()].slice(0, MAX_NESTED)) roots.add(dirname(p));
   for (let d = dirname(real); ; d = dirname(d)) {
     if (looksLikeGitDir(d)) return { kind: 'git', what: `a git directory (${d})` };
     if (inside && d !== ws && lstatOrUndefined(join(d, '.git'))) roots.add(d);
     if (d === ws || dirname(d) === d) break;
   }
   for (const root of roots) {
-    for (const t of repoTargets(root)) {
+    for (const t of repoTargets(host, root)) {
       if (isInside(t.path, real)) return { kind: 'git', what: t.what };
     }
   }
   return undefined;
 }
 
-let home: string | undefined;
-function realHome(): string {
-  return (home ??= realPathOf(homedir()));
+function realHome(host: HostFacts): string {
+  return (host.realHome ??= realPathOf(host.home));
 }
 
 /** Nested repositories whose pointers a file tool's check follows (the nearest first). */
@@ -135,7 +134,7 @@ export interface RepoTarget {
  * For the repository whose worktree root is `root` (it has a `.git`): the real paths of its
  * metadata that the name `.git` does not cover. Empty when `root` has no `.git`.
  */
-export function repoTargets(root: string): RepoTarget[] {
+export function repoTargets(host: HostFacts, root: string): RepoTarget[] {
   const dotGit = join(root, '.git');
   const st = lstatOrUndefined(dotGit);
   if (!st) return [];
@@ -156,9 +155,9 @@ export function repoTargets(root: string): RepoTarget[] {
     commonDir = resolve(gitDir, common);
     out.push({ path: realPathOf(commonDir), what: `the git common directory ${common}` });
   }
-  const configs = [join(commonDir, 'config'), join(gitDir, 'config'), join(gitDir, 'config.worktree'), ...globalGitConfigs()];
-  for (const entry of readGitConfigs(configs)) {
-    const target = targetOf(entry, root);
+  const configs = [join(commonDir, 'config'), join(gitDir, 'config'), join(gitDir, 'config.worktree'), ...globalGitConfigs(host)];
+  for (const entry of readGitConfigs(host, configs)) {
+    const target = targetOf(host, entry, root);
     // A target that holds the worktree itself (`core.hooksPath = .`) cannot be made read-only
     // without the whole workspace; the name checks still cover .git there.
     if (target && !isInside(target.path, root)) out.push(target);
@@ -166,9 +165,9 @@ export function repoTargets(root: string): RepoTarget[] {
   return out;
 }
 
-function globalGitConfigs(): string[] {
-  const home = homedir();
-  const xdg = process.env['XDG_CONFIG_HOME'] || join(home, '.config');
+function globalGitConfigs(host: HostFacts): string[] {
+  const home = host.home;
+  const xdg = host.xdgConfigHome || join(home, '.config');
   return [join(home, '.gitconfig'), join(xdg, 'git', 'config'), '/etc/gitconfig'];
 }
 
@@ -185,11 +184,11 @@ const COMMAND_KEYS = [
   /^(uploadpack\.packobjectshook|receive\.procreceiverefs|core\.gitproxy|http\..*sslkey.*)$/,
 ];
 
-function targetOf(e: ConfigEntry, root: string): RepoTarget | undefined {
+function targetOf(host: HostFacts, e: ConfigEntry, root: string): RepoTarget | undefined {
   if (!COMMAND_KEYS.some((re) => re.test(e.key))) return undefined;
   let v = e.value.trim();
   if (e.key === 'core.hookspath') {
-    const dir = expandPath(v, root);
+    const dir = expandPath(host, v, root);
     return dir ? { path: realPathOf(dir), what: `the core.hooksPath folder ${v}` } : undefined;
   }
   if (e.key.startsWith('alias.')) {
@@ -200,13 +199,13 @@ function targetOf(e: ConfigEntry, root: string): RepoTarget | undefined {
   const first = /^(?:"([^"]+)"|'([^']+)'|(\S+))/.exec(v);
   const word = first?.[1] ?? first?.[2] ?? first?.[3];
   if (!word || !word.includes('/')) return undefined;
-  const file = expandPath(word, root);
+  const file = expandPath(host, word, root);
   return file ? { path: realPathOf(file), what: `${word}, which git runs for ${e.key}` } : undefined;
 }
 
-function expandPath(v: string, root: string): string | undefined {
+function expandPath(host: HostFacts, v: string, root: string): string | undefined {
   if (!v) return undefined;
-  if (v === '~' || v.startsWith('~/')) return join(homedir(), v.slice(1));
+  if (v === '~' || v.startsWith('~/')) return join(host.home, v.slice(1));
   return isAbsolute(v) ? v : resolve(root, v);
 }
 
@@ -216,7 +215,7 @@ interface ConfigEntry {
 }
 
 /** Entries of git config files and the files they include (include.path, includeIf.*.path), a few levels deep. */
-function readGitConfigs(files: string[]): ConfigEntry[] {
+function readGitConfigs(host: HostFacts, files: string[]): ConfigEntry[] {
   const out: ConfigEntry[] = [];
   const seen = new Set<string>();
   const visit = (file: string, depth: number) => {
@@ -228,7 +227,7 @@ function readGitConfigs(files: string[]): ConfigEntry[] {
       out.push(e);
       // Every includeIf is followed whatever its condition: protecting too much costs nothing.
       if (/^include(if\..+)?\.path$/.test(e.key)) {
-        const inc = expandPath(e.value.trim(), dirname(file));
+        const inc = expandPath(host, e.value.trim(), dirname(file));
         if (inc) visit(inc, depth + 1);
       }
     }

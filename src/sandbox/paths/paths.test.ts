@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkFilePath, realPathOf } from './paths.js';
+import { createHostFacts } from '../facts.js';
+
+const host = createHostFacts({ env: {} });
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-paths-')));
 const ws = join(root, 'ws');
@@ -16,7 +19,7 @@ symlinkSync(join(ws, 'loop-b'), join(ws, 'loop-a'));
 symlinkSync(join(ws, 'loop-a'), join(ws, 'loop-b'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const write = (path: string) => checkFilePath({ workspace: ws, path, write: true, mode: 'workspace-write' });
+const write = (path: string) => checkFilePath({ facts: host.workspace(ws), path, write: true, mode: 'workspace-write' });
 
 describe('file-tool paths are judged by where they really lead', () => {
   it('follows a dangling symlink to its target', () => {
@@ -36,8 +39,8 @@ describe('file-tool paths are judged by where they really lead', () => {
     expect(() => realPathOf(join(ws, 'loop-a'))).not.toThrow();
   });
   it('under read-only nothing is written; under danger-full-access anything goes', () => {
-    expect(checkFilePath({ workspace: ws, path: 'a.txt', write: true, mode: 'read-only' }).ok).toBe(false);
-    expect(checkFilePath({ workspace: ws, path: 'a.txt', write: false, mode: 'read-only' }).ok).toBe(true);
-    expect(checkFilePath({ workspace: ws, path: 'dangling.txt', write: true, mode: 'danger-full-access' }).ok).toBe(true);
+    expect(checkFilePath({ facts: host.workspace(ws), path: 'a.txt', write: true, mode: 'read-only' }).ok).toBe(false);
+    expect(checkFilePath({ facts: host.workspace(ws), path: 'a.txt', write: false, mode: 'read-only' }).ok).toBe(true);
+    expect(checkFilePath({ facts: host.workspace(ws), path: 'dangling.txt', write: true, mode: 'danger-full-access' }).ok).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { isInside, type SandboxMode } from '../../protocol/index.js';
+import type { WorkspaceFacts } from '../facts.js';
 import { hostMetaOf, type HostMeta } from './host-meta.js';
 import { realPathOf } from './real-path.js';
 import { inStateBlock } from './state-roots.js';
@@ -14,8 +15,8 @@ export type PathVerdict = { ok: true; real: string } | { ok: false; real: string
  * workspace-write a file tool stays in the workspace, nothing is written under read-only,
  * and .git/ is read-only (its hooks are code execution).
  */
-export function checkFilePath(opts: { workspace: string; path: string; write: boolean; mode: SandboxMode }): PathVerdict {
-  return checkRealPath({ ...opts, real: realPathOf(resolve(opts.workspace, opts.path)) });
+export function checkFilePath(opts: { facts: WorkspaceFacts; path: string; write: boolean; mode: SandboxMode }): PathVerdict {
+  return checkRealPath({ ...opts, real: realPathOf(resolve(opts.facts.workspace, opts.path)) });
 }
 
 /**
@@ -26,21 +27,22 @@ export function checkFilePath(opts: { workspace: string; path: string; write: bo
  *   target, the core.hooksPath folder, scripts git's config runs), as the command sandbox does.
  * The other files the host runs (`.vscode`, `.envrc`, …) pass here and are asked for (protectedWrite).
  */
-export function checkRealPath(opts: { workspace: string; real: string; write: boolean; mode: SandboxMode }): PathVerdict {
+export function checkRealPath(opts: { facts: WorkspaceFacts; real: string; write: boolean; mode: SandboxMode }): PathVerdict {
   const real = opts.real;
-  const state = inStateBlock(opts.workspace, real);
+  const ws = opts.facts.workspace;
+  const state = inStateBlock(opts.facts, real);
   if (state !== undefined) {
     return { ok: false, real, reason: `${real} is ferret's own state (${state}); no tool reads or writes it` };
   }
   if (opts.mode === 'danger-full-access') return { ok: true, real };
-  if (!isInside(opts.workspace, real)) {
-    return { ok: false, real, reason: `${real} is outside the workspace ${opts.workspace}` };
+  if (!isInside(ws, real)) {
+    return { ok: false, real, reason: `${real} is outside the workspace ${ws}` };
   }
   if (opts.write && opts.mode === 'read-only') {
     return { ok: false, real, reason: 'the read-only sandbox allows no writes' };
   }
   if (opts.write) {
-    const meta = hostMetaOf(opts.workspace, real);
+    const meta = hostMetaOf(opts.facts, real);
     if (meta?.kind === 'git') {
       return { ok: false, real, reason: `${real} is ${meta.what}, read-only in the workspace-write sandbox (git runs it on this machine)` };
     }
@@ -49,6 +51,6 @@ export function checkRealPath(opts: { workspace: string; real: string; write: bo
 }
 
 /** What the host would run from a write to `real` (see host-meta.ts); the approval policy asks before it. */
-export function protectedWrite(workspace: string, real: string): HostMeta | undefined {
-  return hostMetaOf(workspace, real);
+export function protectedWrite(facts: WorkspaceFacts, real: string): HostMeta | undefined {
+  return hostMetaOf(facts, real);
 }

@@ -8,7 +8,10 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SANDBOX_MODES } from '../../protocol/index.js';
 import { checkFilePath } from './paths.js';
-import { protectStateRoot, stateBlocks } from './state-roots.js';
+import { stateBlocks } from './state-roots.js';
+import { createHostFacts } from '../facts.js';
+
+const host = createHostFacts({ env: {} });
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-state-')));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -24,7 +27,7 @@ function layout(name: string, homeInside: boolean) {
   symlinkSync(home, join(ws, 'home-link'));
   symlinkSync(join(home, 'ferret', 'audit.jsonl'), join(ws, 'audit-link'));
   symlinkSync(join(home, 'ferret', 'not-yet.json'), join(ws, 'dangling'));
-  protectStateRoot(home);
+  host.protectStateRoot(home);
   return { ws, home };
 }
 
@@ -53,7 +56,7 @@ for (const homeInside of [true, false]) {
     it.each(SANDBOX_MODES.flatMap((mode) => [true, false].flatMap((write) => reach.map((path) => [mode, write ? 'write' : 'read', path, write] as const))))(
       '%s %s %s is refused',
       (mode, _w, path, write) => {
-        const v = checkFilePath({ workspace: ws, path, write, mode });
+        const v = checkFilePath({ facts: host.workspace(ws), path, write, mode });
         expect(v).toMatchObject({ ok: false, reason: expect.stringMatching(/ferret's own state/) });
       },
     );
@@ -66,9 +69,9 @@ describe('a state root that holds the workspace', () => {
     const ws = join(home, 'projects', 'p');
     mkdirSync(ws, { recursive: true });
     mkdirSync(join(home, 'ferret'), { recursive: true });
-    protectStateRoot(home);
-    expect(stateBlocks(ws)).toEqual(expect.arrayContaining([join(home, 'ferret'), join(home, 'eventlog')]));
-    expect(checkFilePath({ workspace: ws, path: 'a.txt', write: true, mode: 'workspace-write' }).ok).toBe(true);
-    expect(checkFilePath({ workspace: ws, path: join(home, 'ferret', 'config.json'), write: false, mode: 'danger-full-access' }).ok).toBe(false);
+    host.protectStateRoot(home);
+    expect(stateBlocks(host.workspace(ws))).toEqual(expect.arrayContaining([join(home, 'ferret'), join(home, 'eventlog')]));
+    expect(checkFilePath({ facts: host.workspace(ws), path: 'a.txt', write: true, mode: 'workspace-write' }).ok).toBe(true);
+    expect(checkFilePath({ facts: host.workspace(ws), path: join(home, 'ferret', 'config.json'), write: false, mode: 'danger-full-access' }).ok).toBe(false);
   });
 });

@@ -30,7 +30,10 @@ export async function bashApproval(command: string, rules: RuleSet): Promise<{ k
   return { key: made.key, judgement: { ...made.judgement } };
 }
 
-/** Verdicts kept per rule set, oldest dropped first, for texts up to RECENT_MAX_CHARS. */
+/**
+ * Verdicts kept per rule set, oldest dropped first, for texts up to RECENT_MAX_CHARS. A module-level
+ * memo on purpose: a pure function of (rules, text), and the WeakMap lets a rule set's entries go with it.
+ */
 const RECENT_MAX = 64;
 const RECENT_MAX_CHARS = 2048;
 const recent = new WeakMap<RuleSet, Map<string, { key: string; judgement: ToolJudgement }>>();

@@ -9,7 +9,7 @@ export { decide, type PolicyVerdict } from './policy/policy.js';
 export { buildRuleSet, type RuleSet } from './policy/rules.js';
 export { guardProtectedWrite } from './policy/protected-write.js';
 
-export { checkRealPath, isInside, protectedWrite } from './paths/paths.js';
+export { checkRealPath, protectedWrite } from './paths/paths.js';
 export { readFileHeadSync, realPathOf } from './paths/real-path.js';
 export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 

@@ -3,6 +3,7 @@
 import type { ToolJudgement } from '../../protocol/index.js';
 import type { RuleSet } from '../policy/rules.js';
 
+// The loaded module, so that calls after the first do not wait for import() again.
 let approval: typeof import('./bash-approval.js') | undefined;
 
 /** The bash tool's approval knowledge (bash-approval.ts): the classifier's verdict and the persisted key. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { createCore, type Session, type SessionEvent, type StopReason } from '../core/index.js';
 import { coreOptions, type AgentOptions } from './agent-options.js';
+import type { Environment } from './environment.js';
 
 export interface ExecOptions extends AgentOptions {
   prompt: string;
@@ -25,8 +26,8 @@ export const EXIT = {
  * stderr, the final assistant text (or, with --json, every event) to stdout. Nobody is there to
  * answer a permission question, so one that comes up is denied, and the exit code says so.
  */
-export async function exec(opts: ExecOptions, logger: Logger): Promise<number> {
-  const core = createCore({ logger, ...coreOptions(opts) });
+export async function exec(opts: ExecOptions, logger: Logger, env: Environment): Promise<number> {
+  const core = createCore({ logger, ...coreOptions(opts, env) });
   let session: Session;
   try {
     session = opts.resume ? core.manager.get(opts.resume) : core.manager.create({});

@@ -6,6 +6,7 @@ import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../pr
 import { bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, type RuleSet } from '../sandbox/index.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
+import { logFds } from '../store/fd-pool.js';
 import { FileSessionStore } from '../store/file-store.js';
 import { auditFile, chimeraHome, ensureHome } from '../store/paths.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -29,9 +30,13 @@ export interface CoreOptions {
   model?: string | undefined;
   mode?: AgentMode;
   allowedTools?: readonly string[] | undefined;
-  /** Default process.env: where keys, FERRET_MODEL and CHIMERA_HOME are read. */
-  env?: NodeJS.ProcessEnv;
-  /** Default CHIMERA_HOME from env. */
+  /**
+   * The environment, as data (the CLI reads it once; tests pass `{}`): provider keys,
+   * FERRET_MODEL, FERRET_SESSION_IDLE_MS, FERRET_MAX_LIVE_SESSIONS, CHIMERA_HOME when `home` is
+   * not given, and what commands may see of it (the sandbox's allowlist picks).
+   */
+  env: NodeJS.ProcessEnv;
+  /** Default CHIMERA_HOME from env, else ~/.chimera. */
   home?: string;
   /** Default: $CHIMERA_HOME/ferret/config.json (absent is fine, malformed throws naming the field). */
   config?: FerretConfig;
@@ -43,8 +48,10 @@ export interface CoreOptions {
   tuning?: FactoryTuning;
   /** Folds kept at every seq in the log's checkpoints (the CLI registers the SSE IDE-frame translator's). */
   folds?: readonly SessionFold[];
-  /** How long idle sessions stay in memory; default config.json's, FERRET_SESSION_IDLE_MS / FERRET_MAX_LIVE_SESSIONS, else 10 min and 256. */
+  /** How long idle sessions stay in memory; default FERRET_SESSION_IDLE_MS / FERRET_MAX_LIVE_SESSIONS, config.json's, else 10 min and 1024. */
   limits?: Partial<SessionLimits>;
+  /** Descriptors the process's session logs may hold at once (FERRET_MAX_OPEN_LOGS); default a quarter of the open-file limit. */
+  maxOpenLogs?: number;
   /** Where sessions are kept (default: files under CHIMERA_HOME). */
   store?: SessionStore;
   /** Where permission decisions are kept (default: CHIMERA_HOME/ferret/audit.jsonl); fleet mode passes the Redis one with its store. */
@@ -73,8 +80,8 @@ export interface Core {
 
 /** Builds providers, tools, rules, audit, the MCP pool and the session manager from config and env. */
 export function createCore(opts: CoreOptions): Core {
-  // A copy: reading process.env goes through the C++ environ on every access, and every command reads all of it.
-  const env = opts.env ?? { ...process.env };
+  const env = opts.env;
+  if (opts.maxOpenLogs !== undefined) logFds.setMax(opts.maxOpenLogs);
   const home = opts.home ?? chimeraHome(env);
   const config = opts.config ?? loadConfig(home);
   // ferret's own state (CHIMERA_HOME) protected from every tool (file tools refuse it, commands
@@ -196,7 +203,7 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
     { name: 'tools', run: () => deps.loadTools?.() ?? Promise.resolve() },
     // Each tool's JSON schema, and its zod schema's first parse (zod compiles a fast path then).
     { name: 'tool schemas', run: async () => void deps.tools.list().map((t) => (toolSpec(t), t.schema.safeParse({}))) },
-    { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner() },
+    { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner(deps.env) },
     { name: 'shell parser', run: () => loadBashParser() },
     { name: 'bash classifier', run: () => bashApproval('ls -la | head -n 3', deps.rules) },
     ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap(deps.sandbox) }] : []),
@@ -233,6 +240,7 @@ function guardState(home: string, logger: Logger): void {
       logger.warn({ err, home }, 'cannot prepare CHIMERA_HOME');
     }
     // The live environment, not the copy in `env`: the scrub moves each value off the block it overwrites.
+    // eslint-disable-next-line no-restricted-properties -- not configuration: the scrub rewrites this process's own environment block
     const scrub = scrubInitialEnviron(process.env);
     if (scrub.error) logger.debug({ error: scrub.error }, 'secrets stay readable in /proc/<pid>/environ');
   }));

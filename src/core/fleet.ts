@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { FerretConfig } from '../protocol/index.js';
 import type { AuditStore } from '../store/audit-store.js';
-import { chimeraHome } from '../store/paths.js';
 import type { SessionStore } from '../store/session-store.js';
 import { loadConfig } from './config-file.js';
 
@@ -22,13 +21,12 @@ export interface FleetStore {
 export interface FleetStoreOptions {
   /** How long start-up waits for Redis to answer (default 5 s). */
   connectTimeoutMs?: number;
-  /** How long a dead server's sessions stay its own before another takes them over (default FERRET_LEASE_TTL_MS, else 15 s). */
+  /** How long a dead server's sessions stay its own before another takes them over (the CLI passes FERRET_LEASE_TTL_MS; default 15 s). */
   leaseTtlMs?: number;
 }
 
-/** CHIMERA_HOME and its config.json, read once: the CLI picks the store from it and hands it to createCore. */
-export function readServerConfig(env: NodeJS.ProcessEnv = process.env): { home: string; config: FerretConfig } {
-  const home = chimeraHome(env);
+/** CHIMERA_HOME's config.json, read once: the CLI picks the store from it and hands it to createCore. */
+export function readServerConfig(home: string): { home: string; config: FerretConfig } {
   return { home, config: loadConfig(home) };
 }
 
@@ -42,7 +40,7 @@ export async function connectFleetStore(url: string, logger: Logger, opts: Fleet
   const store = await RedisSessionStore.connect({
     url,
     ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
-    ...leaseTtl(opts.leaseTtlMs),
+    ...(opts.leaseTtlMs !== undefined ? { leaseTtlMs: opts.leaseTtlMs } : {}),
     onHealth: (h) => {
       if (h.state === 'down') logger.warn({ store: h.url, error: h.error }, 'redis is unavailable: new sessions and turns are refused until it is back (ferret reconnects by itself)');
       else if (h.state === 'ready') logger.info({ store: h.url }, 'redis is back');
@@ -51,10 +49,4 @@ export async function connectFleetStore(url: string, logger: Logger, opts: Fleet
   });
   logger.info({ store: store.health.url, instance: store.instanceId }, 'fleet store connected');
   return { url: store.health.url, store, audit: store.audit, close: (graceMs) => store.close(graceMs) };
-}
-
-function leaseTtl(given: number | undefined): { leaseTtlMs?: number } {
-  const env = Number(process.env['FERRET_LEASE_TTL_MS']);
-  const ms = given ?? (Number.isFinite(env) && env >= 300 ? env : undefined);
-  return ms !== undefined ? { leaseTtlMs: ms } : {};
 }

@@ -30,5 +30,3 @@ export interface Dialect {
   notification(method: string, params: unknown): void;
   close(): void;
 }
-
-export type DialectFactory = (ctx: DialectContext) => Dialect;

@@ -163,7 +163,7 @@ export interface SessionStore {
    * Takes the session's single-writer lock (one process writes a session) and opens its log for
    * appending (made when new); or names who holds it: the live process (its pid, file store).
    * The Redis store returns the log at once and takes its lease in the background: a busy
-   * session surfaces as FerretError('session_busy', { owner: instance id }) from the first read.
+   * session surfaces as FerretError('session_elsewhere', { owner: instance id }) from the first read.
    */
   open(id: string, onError: (err: Error) => void): SessionLog | { owner: number | string };
   /** True when its logs have no synchronous reads: `manager.get` then serves only sessions in memory. */

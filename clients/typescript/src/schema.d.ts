@@ -436,7 +436,7 @@ export interface components {
             };
             error?: string;
             /** @enum {string} */
-            errorCode?: "invalid_params" | "session_not_found" | "session_busy" | "permission_not_found" | "already_decided" | "model_unavailable" | "auth_required" | "storage" | "unauthorized" | "forbidden" | "not_found" | "payload_too_large" | "unsupported_media_type" | "not_acceptable" | "request_timeout" | "internal";
+            errorCode?: "invalid_params" | "session_not_found" | "session_busy" | "session_loading" | "session_elsewhere" | "writer_unreachable" | "permission_not_found" | "already_decided" | "model_unavailable" | "auth_required" | "workspace_not_found" | "storage" | "storage_unavailable" | "internal";
         };
         TurnAccepted: {
             turnId: string;

@@ -37,9 +37,9 @@ export function readServerConfig(home: string): { home: string; config: FerretCo
 }
 
 /**
- * Connects to Redis and waits until it answers: a FerretError('storage') naming the URL when it
+ * Connects to Redis and waits until it answers: a FerretError('storage_unavailable') naming the URL when it
  * does not within the connect timeout. Outages later are logged once each way (down, back);
- * meanwhile new sessions and turns are refused with `storage`, and writes already accepted wait.
+ * meanwhile new sessions and turns are refused with `storage_unavailable` (wire code `storage`), and writes already accepted wait.
  */
 export async function connectFleetStore(url: string, logger: Logger, opts: FleetStoreOptions = {}): Promise<FleetStore> {
   const [{ RedisSessionStore }, { joinFleet }] = await Promise.all([import('../../store/redis/index.js'), import('./fleet-sessions.js')]);

@@ -53,7 +53,7 @@ class FleetSource implements SessionSource {
       return await this.local.open(id, true, (loaded: Loaded) => missingWorkspace(id, loaded.state.cwd, fleet.instanceId));
     } catch (err) {
       // Another fleet server took the lease first: follow it.
-      const other = isFerretError(err) && err.code === 'session_busy' ? err.data?.['owner'] : undefined;
+      const other = isFerretError(err, 'session_elsewhere') ? err.data?.owner : undefined;
       if (typeof other === 'string' && other !== fleet.instanceId) return this.follow(id, other);
       throw err;
     }
@@ -114,6 +114,6 @@ class FleetSource implements SessionSource {
 /** A fleet server can write a session only where its workspace is (a shared volume, at the same path). */
 function missingWorkspace(id: string, cwd: string, instance: string): void {
   if (!isDirectory(cwd)) {
-    throw new FerretError('not_found', `session ${id}: its workspace ${cwd} does not exist on ferret instance ${instance}; the servers of a fleet need the workspaces at the same path (a shared volume)`, { workspace: cwd });
+    throw new FerretError('workspace_not_found', `session ${id}: its workspace ${cwd} does not exist on ferret instance ${instance}; the servers of a fleet need the workspaces at the same path (a shared volume)`, { workspace: cwd });
   }
 }

@@ -46,7 +46,7 @@ export class RemoteSession extends SessionBase implements LiveSession {
 
   private notHere(): FerretError {
     const owner = this.follower.owner;
-    return new FerretError('session_busy', `session ${this.id} runs on ferret instance ${owner}: its commands are served there`, { owner });
+    return new FerretError('session_elsewhere', `session ${this.id} runs on ferret instance ${owner}: its commands are served there`, { owner });
   }
 
   /** The writer's events, applied and published here as they are written. */

@@ -14,7 +14,7 @@ export async function servedCall(sessions: { open(id: string): Promise<LiveSessi
   const local = s instanceof FollowedSession ? s.local : s instanceof LocalSession ? s : undefined;
   if (!local) {
     const owner = s instanceof FollowedSession ? s.writtenBy : undefined;
-    throw new FerretError('session_busy', `session ${call.sessionId} is not written by ferret instance ${instanceId}`, { owner });
+    throw new FerretError('session_elsewhere', `session ${call.sessionId} is not written by ferret instance ${instanceId}`, { owner });
   }
   switch (call.op) {
     case 'startTurn':

@@ -143,7 +143,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     if (this.body.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
     const down = this.log.unavailable?.();
-    if (down) throw new FerretError('storage', `cannot start a turn: ${down.message}`, down.data);
+    if (down) throw new FerretError('storage_unavailable', `cannot start a turn: ${down.message}`, down.data);
     if (this.running) {
       throw new FerretError(
         'session_busy',

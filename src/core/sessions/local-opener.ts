@@ -89,7 +89,7 @@ export class LocalOpener implements SessionSource {
     });
     if ('owner' in log) {
       const who = typeof log.owner === 'number' ? `another ferret process (pid ${log.owner})` : `ferret instance ${log.owner}`;
-      throw new FerretError('session_busy', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : undefined);
+      throw new FerretError('session_elsewhere', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : undefined);
     }
     return log;
   }

@@ -95,7 +95,7 @@ export class SessionManager implements Sessions {
     if (this.deps.store.asyncOnly) return this.notLoaded(id);
     this.checkId(id);
     if (this.opening.has(id) || this.releasing.has(id)) {
-      throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
+      throw new FerretError('session_loading', `session ${id} is being loaded; try again in a moment`);
     }
     const session = this.local.openSync(id);
     this.adopt(session);
@@ -110,7 +110,7 @@ export class SessionManager implements Sessions {
     const failed = this.openFailures.get(id) ?? this.deps.store.unavailable?.(`session ${id} cannot be loaded`);
     if (failed) throw failed;
     this.open(id).catch(() => undefined);
-    throw new FerretError('session_busy', `session ${id} is being loaded; try again in a moment`);
+    throw new FerretError('session_loading', `session ${id} is being loaded; try again in a moment`);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { FerretError, isFerretError } from '../../protocol/index.js';
+import { FerretError, isErrorCode, isFerretError } from '../../protocol/index.js';
 import type { FleetCall } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
@@ -47,7 +47,7 @@ export class CommandBus {
       if (timeoutMs !== undefined) {
         entry.timer = setTimeout(() => {
           this.pending.delete(id);
-          reject(new FerretError('session_busy', `ferret instance ${owner}, which runs session ${call.sessionId}, did not answer within ${timeoutMs} ms`, { owner }));
+          reject(new FerretError('writer_unreachable', `ferret instance ${owner}, which runs session ${call.sessionId}, did not answer within ${timeoutMs} ms`, { owner }));
         }, timeoutMs);
         entry.timer.unref();
       }
@@ -56,7 +56,7 @@ export class CommandBus {
     const wire: Wire = { t: 'call', id, from: this.instanceId, call };
     const heard = await this.conn.client.publish(this.keys.commands(owner), JSON.stringify(wire));
     if (heard === 0) {
-      this.settle(id, { t: 'reply', id, ok: false, error: { code: 'session_busy', message: `ferret instance ${owner}, which runs session ${call.sessionId}, does not answer; another takes it over once its lease runs out: try again shortly`, data: { owner } } });
+      this.settle(id, { t: 'reply', id, ok: false, error: { code: 'writer_unreachable', message: `ferret instance ${owner}, which runs session ${call.sessionId}, does not answer; another takes it over once its lease runs out: try again shortly`, data: { owner } } });
     }
     return answer;
   }
@@ -76,7 +76,7 @@ export class CommandBus {
   private async answer(m: Extract<Wire, { t: 'call' }>): Promise<void> {
     let reply: Wire;
     try {
-      if (!this.handler) throw new FerretError('session_busy', `ferret instance ${this.instanceId} serves no commands`);
+      if (!this.handler) throw new FerretError('writer_unreachable', `ferret instance ${this.instanceId} serves no commands`);
       reply = { t: 'reply', id: m.id, ok: true, result: (await this.handler(m.call)) ?? null };
     } catch (err) {
       const e = isFerretError(err) ? err : new FerretError('internal', (err as Error).message);
@@ -91,13 +91,14 @@ export class CommandBus {
     this.pending.delete(id);
     clearTimeout(p.timer);
     if (m.ok) p.resolve(m.result);
-    else p.reject(new FerretError(m.error.code as FerretError['code'], m.error.message, m.error.data));
+    // A code this version does not know (a server of another version in the fleet) is an internal error here.
+    else p.reject(new FerretError(isErrorCode(m.error.code) ? m.error.code : 'internal', m.error.message, m.error.data));
   }
 
   async close(): Promise<void> {
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
-      p.reject(new FerretError('storage', 'the fleet store is closing'));
+      p.reject(new FerretError('storage_unavailable', 'the fleet store is closing'));
       this.pending.delete(id);
     }
     await this.sub.close(500);

@@ -62,7 +62,7 @@ function loadClient(): Promise<typeof Redis> {
 /** The error a read or an open gets while Redis is unreachable (the writes wait for it instead). */
 export function unavailable(health: RedisHealth, what: string): FerretError {
   const why = health.error ? ` (${health.error})` : '';
-  return new FerretError('storage', `${what}: redis at ${health.url} is unavailable${why}; ferret reconnects by itself`, { store: health.url });
+  return new FerretError('storage_unavailable', `${what}: redis at ${health.url} is unavailable${why}; ferret reconnects by itself`, { store: health.url });
 }
 
 /**
@@ -151,14 +151,14 @@ export class RedisConnection {
   /** Resolves when the connection is ready; rejects with a clear storage error after `timeoutMs` (Infinity: waits). */
   whenReady(timeoutMs: number, what = 'redis'): Promise<void> {
     if (this.state.state === 'ready') return Promise.resolve();
-    if (this.state.state === 'closed') return Promise.reject(new FerretError('storage', `${what}: the redis connection is closed`));
+    if (this.state.state === 'closed') return Promise.reject(new FerretError('storage_unavailable', `${what}: the redis connection is closed`));
     return new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const done = () => {
         this.waiters.delete(done);
         if (timer) clearTimeout(timer);
         if (this.state.state === 'ready') resolve();
-        else reject(new FerretError('storage', `${what}: the redis connection is closed`));
+        else reject(new FerretError('storage_unavailable', `${what}: the redis connection is closed`));
       };
       this.waiters.add(done);
       if (Number.isFinite(timeoutMs)) {

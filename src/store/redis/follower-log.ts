@@ -36,7 +36,7 @@ export class RedisFollowerLog implements FollowerLog {
   }
 
   append(_event: SessionEvent): void {
-    throw new FerretError('session_busy', `session ${this.id} is written by ferret instance ${this.owner}`, { owner: this.owner });
+    throw new FerretError('session_elsewhere', `session ${this.id} is written by ferret instance ${this.owner}`, { owner: this.owner });
   }
 
   flush(): void {}
@@ -51,7 +51,7 @@ export class RedisFollowerLog implements FollowerLog {
   }
 
   unavailable(): FerretError | undefined {
-    return new FerretError('session_busy', `session ${this.id} is written by ferret instance ${this.owner}`, { owner: this.owner });
+    return new FerretError('session_elsewhere', `session ${this.id} is written by ferret instance ${this.owner}`, { owner: this.owner });
   }
 
   loadSnapshot(): Promise<LoadedSnapshot | undefined> {

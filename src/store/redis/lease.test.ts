@@ -41,7 +41,7 @@ describe('the session lease', () => {
     // The synchronous open answers at once; the load's first read is refused, naming the owner.
     const lb = b.open(id, () => {});
     const err = await lb.loadSnapshot().catch((e: unknown) => e);
-    expect(isFerretError(err) && err.code).toBe('session_busy');
+    expect(isFerretError(err) && err.code).toBe('session_elsewhere');
     expect(isFerretError(err) && err.data?.['owner']).toBe('inst-a');
     lb.close();
 
@@ -93,7 +93,7 @@ describe('the session lease', () => {
     // A, not knowing, appends: refused by the script, reported, dropped.
     la.append(notice(id, 3, 'from a'));
     await la.drain();
-    expect(la.failure?.code).toBe('session_busy');
+    expect(la.failure?.code).toBe('session_elsewhere');
     expect(errors.map((e) => e.message).join()).toMatch(/taken over by ferret instance inst-b/);
     const events = await readAll(b.readEvents(id, 0));
     expect(events.map((e) => (e.type === 'notice' ? e.data.text : e.type))).toEqual(['session_created', 'n2', 'from b']);

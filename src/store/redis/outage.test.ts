@@ -66,9 +66,9 @@ describe('the redis store while redis is away', () => {
     const t0 = Date.now();
     const err = await readAll(log.read(50)).catch((e: unknown) => e);
     expect(Date.now() - t0).toBeLessThan(4000);
-    expect(isFerretError(err) && err.code).toBe('storage');
+    expect(isFerretError(err) && err.code).toBe('storage_unavailable');
     expect((err as Error).message).toMatch(/redis at redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable .*reconnects by itself/);
-    await expect(store.listMetas({ limit: 10 })).rejects.toMatchObject({ code: 'storage' });
+    await expect(store.listMetas({ limit: 10 })).rejects.toMatchObject({ code: 'storage_unavailable' });
 
     await redis.restart();
     await until(() => store.health.state === 'ready', 5000, 'the store to see redis back');
@@ -141,7 +141,7 @@ describe('the redis store while redis is away', () => {
       const t0 = Date.now();
       const err = await RedisSessionStore.connect({ url: redis.url, connectTimeoutMs: 500 }).catch((e: unknown) => e);
       expect(Date.now() - t0).toBeLessThan(3000);
-      expect(isFerretError(err) && err.code).toBe('storage');
+      expect(isFerretError(err) && err.code).toBe('storage_unavailable');
       expect((err as Error).message).toMatch(/starting the fleet store: redis at redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable \(.*ECONNREFUSED.*\)/);
     } finally {
       await redis.restart();

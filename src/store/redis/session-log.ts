@@ -27,7 +27,7 @@ export interface RedisLogOptions {
   conn: RedisConnection;
   keys: RedisKeys;
   id: string;
-  /** Resolves when the lease is ours; rejects with a FerretError (session_busy naming the owner, or storage). */
+  /** Resolves when the lease is ours; rejects with a FerretError (session_elsewhere naming the owner, or storage_unavailable). */
   init: Promise<LogInit>;
   onError: (err: Error) => void;
   /** How long a read or a load waits for Redis before it fails with a clear error. */
@@ -132,7 +132,7 @@ export class RedisSessionLog implements SessionLog {
     }
   }
 
-  /** Resolves once the lease is ours (within the read timeout); throws `session_busy` naming the owner, or a storage error. */
+  /** Resolves once the lease is ours (within the read timeout); throws `session_elsewhere` naming the owner, or a storage error. */
   async whenOpen(): Promise<void> {
     await this.opened(`opening session ${this.id}`);
   }
@@ -254,7 +254,7 @@ export class RedisSessionLog implements SessionLog {
     if (this.dead) return;
     this.dead = { why, err };
     // A busy session at open is told through the load that waits for it; anything else through onError too.
-    if (why !== 'refused' || err.code !== 'session_busy') this.onError(err);
+    if (why !== 'refused' || err.code !== 'session_elsewhere') this.onError(err);
     this.inflight = [];
     this.pending = [];
     this.pendingHead = 0;
@@ -433,7 +433,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 function lostError(id: string, owner: string): FerretError {
-  return new FerretError('session_busy', `session ${id} was taken over by ${owner ? `ferret instance ${owner}` : 'another ferret instance'}; this instance no longer writes it`, {
+  return new FerretError('session_elsewhere', `session ${id} was taken over by ${owner ? `ferret instance ${owner}` : 'another ferret instance'}; this instance no longer writes it`, {
     ...(owner ? { owner } : {}),
   });
 }

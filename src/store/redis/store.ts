@@ -42,7 +42,7 @@ export interface RedisStoreOptions {
  * single-machine default never loads it (nor ioredis).
  *
  * What the synchronous parts of the interface get: `open` returns the log at once and takes the
- * lease in the background (a load's first read waits for it and fails with `session_busy`
+ * lease in the background (a load's first read waits for it and fails with `session_elsewhere`
  * naming the owner; a new session's events wait in memory); `exists` answers at once from the ids
  * this instance knows (made, opened or listed here), else asks Redis (a promise). `readSync` and
  * `loadSnapshotSync` throw (`asyncOnly`): a session must be opened (`manager.open`) before it is used.
@@ -87,13 +87,13 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private bus(): CommandBus {
-    if (!this.commands) throw new FerretError('storage', 'the fleet command channel is not open yet');
+    if (!this.commands) throw new FerretError('storage_unavailable', 'the fleet command channel is not open yet');
     return this.commands;
   }
 
   /** A session another instance writes, read from its stream and followed as it grows (no lease). */
   private async openFollower(id: string, owner: string): Promise<FollowerLog> {
-    if (this.closed) throw new FerretError('storage', `session ${id}: the store is closed`);
+    if (this.closed) throw new FerretError('storage_unavailable', `session ${id}: the store is closed`);
     this.metas.known.add(id);
     return RedisFollowerLog.open(this.conn, this.keys, id, owner, this.readTimeoutMs);
   }
@@ -142,7 +142,7 @@ export class RedisSessionStore implements SessionStore {
 
   /** While Redis is not ready, new sessions and turns are refused (their events could only wait in memory). */
   unavailable(what = 'the fleet store'): FerretError | undefined {
-    if (this.closed) return new FerretError('storage', `${what}: the store is closed`);
+    if (this.closed) return new FerretError('storage_unavailable', `${what}: the store is closed`);
     return this.conn.ready ? undefined : unavailable(this.conn.health, what);
   }
 
@@ -177,16 +177,16 @@ export class RedisSessionStore implements SessionStore {
   /** Takes the lease (after this instance's own earlier log of the session has given it back). */
   private async acquire(id: string, earlier: RedisSessionLog[]): Promise<LogInit> {
     await Promise.all(earlier.map((l) => l.whenClosed()));
-    if (this.closed) throw new FerretError('storage', `session ${id}: the store is closed`);
+    if (this.closed) throw new FerretError('storage_unavailable', `session ${id}: the store is closed`);
     const r = await SessionLease.acquire(this.conn, this.keys, id, this.instanceId, this.leaseTtlMs);
     if ('owner' in r) {
-      throw new FerretError('session_busy', `session ${id} is open on ferret instance ${r.owner}; one instance writes a session at a time`, { owner: r.owner });
+      throw new FerretError('session_elsewhere', `session ${id} is open on ferret instance ${r.owner}; one instance writes a session at a time`, { owner: r.owner });
     }
     return r;
   }
 
   private newLog(id: string, onError: (err: Error) => void): RedisSessionLog {
-    if (this.closed) throw new FerretError('storage', `session ${id}: the store is closed`);
+    if (this.closed) throw new FerretError('storage_unavailable', `session ${id}: the store is closed`);
     const earlier = [...(this.logs.get(id) ?? [])];
     const log = new RedisSessionLog({
       conn: this.conn,
@@ -204,7 +204,7 @@ export class RedisSessionStore implements SessionStore {
 
   /**
    * The log at once; its lease is taken in the background. A load's first read waits for it (up
-   * to readTimeoutMs) and fails with `session_busy` naming the owner; appends wait in memory.
+   * to readTimeoutMs) and fails with `session_elsewhere` naming the owner; appends wait in memory.
    */
   open(id: string, onError: (err: Error) => void): RedisSessionLog {
     return this.newLog(id, onError);
@@ -218,7 +218,7 @@ export class RedisSessionStore implements SessionStore {
       return log;
     } catch (err) {
       log.close();
-      if (isFerretError(err) && err.code === 'session_busy' && typeof err.data?.['owner'] === 'string') return { owner: err.data['owner'] };
+      if (isFerretError(err, 'session_elsewhere') && err.data?.owner !== undefined) return { owner: err.data.owner };
       throw err;
     }
   }

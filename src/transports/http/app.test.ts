@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ErrorCode } from '../../core/index.js';
 import { createCore, type CoreInternals as Core } from '../../core/create-core.js';
 import type { LiveSession } from '../../core/sessions/live-session.js';
+import type { HttpErrorCode } from './errors.js';
 import { buildApp } from './app.js';
 import type { ZodApp } from './context.js';
 
@@ -63,7 +63,7 @@ function call(method: Method, url: string, body?: unknown, headers: Record<strin
 }
 
 /** The one error shape: {"error":{"code","message"}}, JSON, with the mapped status. */
-function expectError(res: LightMyRequestResponse, status: number, code: ErrorCode, message: RegExp | string): void {
+function expectError(res: LightMyRequestResponse, status: number, code: HttpErrorCode, message: RegExp | string): void {
   expect({ status: res.statusCode, type: res.headers['content-type'] }).toEqual({ status, type: expect.stringMatching(/^application\/json/) });
   const body = res.json();
   expect(Object.keys(body)).toEqual(['error']);

@@ -1,56 +1,107 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { FerretError, type ErrorCode } from '../../core/index.js';
+import { isFerretError, type ErrorCode } from '../../core/index.js';
 
-// One table: core error code → HTTP status. Every error leaves as {"error":{"code","message"}}.
-export const HTTP_STATUS: Record<ErrorCode, number> = {
-  invalid_params: 400,
+// Every HTTP status lives here: the HTTP transport's own errors, the table for core errors, and
+// Fastify's own 4xx. Every error leaves as {"error":{"code","message"}}.
+
+/** The `code` strings an HTTP error body carries: a closed set, the OpenAPI `ErrorCode` enum (in this order). */
+export const HTTP_ERROR_CODES = [
+  'invalid_params',
+  'session_not_found',
+  'session_busy',
+  'permission_not_found',
+  'already_decided',
+  'model_unavailable',
+  'auth_required',
+  'storage',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'payload_too_large',
+  'unsupported_media_type',
+  'not_acceptable',
+  'request_timeout',
+  'internal',
+] as const;
+
+export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
+
+/** What only HTTP can get wrong (auth, routes, media types, slow clients): the transport's own vocabulary. */
+export const HTTP_ONLY_STATUS = {
   unauthorized: 401,
   forbidden: 403,
-  session_not_found: 404,
-  permission_not_found: 404,
   not_found: 404,
   not_acceptable: 406,
   request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
-  session_busy: 409,
-  already_decided: 409,
-  model_unavailable: 422,
-  auth_required: 422,
-  storage: 500,
-  internal: 500,
+} as const satisfies Partial<Record<HttpErrorCode, number>>;
+
+export type HttpOnlyCode = keyof typeof HTTP_ONLY_STATUS;
+
+/** An error of the HTTP transport itself; its status comes from `HTTP_ONLY_STATUS`. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly code: HttpOnlyCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return HTTP_ONLY_STATUS[this.code];
+  }
+}
+
+/**
+ * One table: core error code → HTTP status and the body's `code`. The body keeps the codes clients
+ * have always seen: a session loading, written elsewhere or whose writer does not answer reads
+ * `session_busy` (409, 409, 503: retry the 503), a store that is away reads `storage`.
+ */
+export const HTTP_OF_CORE: Record<ErrorCode, { status: number; code: HttpErrorCode }> = {
+  invalid_params: { status: 400, code: 'invalid_params' },
+  session_not_found: { status: 404, code: 'session_not_found' },
+  session_busy: { status: 409, code: 'session_busy' },
+  session_loading: { status: 409, code: 'session_busy' },
+  session_elsewhere: { status: 409, code: 'session_busy' },
+  writer_unreachable: { status: 503, code: 'session_busy' },
+  permission_not_found: { status: 404, code: 'permission_not_found' },
+  already_decided: { status: 409, code: 'already_decided' },
+  model_unavailable: { status: 422, code: 'model_unavailable' },
+  auth_required: { status: 422, code: 'auth_required' },
+  workspace_not_found: { status: 404, code: 'not_found' },
+  storage: { status: 500, code: 'storage' },
+  storage_unavailable: { status: 500, code: 'storage' },
+  internal: { status: 500, code: 'internal' },
 };
 
 /** Fastify's own 4xx (body too large, wrong media type, …) keep their status and get our code for it. */
-const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  406: 'not_acceptable',
-  408: 'request_timeout',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-};
+const CODE_OF_STATUS = new Map<number, HttpOnlyCode>(Object.entries(HTTP_ONLY_STATUS).map(([code, status]) => [status, code as HttpOnlyCode]));
 
 export interface HttpErrorBody {
-  error: { code: ErrorCode; message: string };
+  error: { code: HttpErrorCode; message: string };
 }
 
 /** The one JSON error shape of the HTTP transport. */
-export function errorBody(code: ErrorCode, message: string): HttpErrorBody {
+export function errorBody(code: HttpErrorCode, message: string): HttpErrorBody {
   return { error: { code, message } };
 }
 
-/** Sends a FerretError (or anything thrown) as the JSON error with its mapped status. */
+/** Sends a FerretError or HttpError (or anything thrown) as the JSON error with its mapped status. */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const { status, body } = toHttpError(err);
   return reply.code(status).type('application/json').send(body);
 }
 
-/** Any thrown value → (status, body): core errors by the table, Fastify's own 4xx by their status, the rest 500. */
+/** Any thrown value → (status, body): ours by their tables, Fastify's own 4xx by their status, the rest 500. */
 export function toHttpError(err: unknown): { status: number; body: HttpErrorBody } {
-  if (err instanceof FerretError) return { status: HTTP_STATUS[err.code], body: errorBody(err.code, err.message) };
+  if (isFerretError(err)) {
+    const { status, code } = HTTP_OF_CORE[err.code];
+    return { status, body: errorBody(code, err.message) };
+  }
+  if (err instanceof HttpError) return { status: err.status, body: errorBody(err.code, err.message) };
   const fe = err as Partial<FastifyError> & { validationContext?: string };
   if (hasZodFastifySchemaValidationErrors(err)) {
     const issue = err.validation[0];
@@ -60,7 +111,7 @@ export function toHttpError(err: unknown): { status: number; body: HttpErrorBody
     return { status: 400, body: errorBody('invalid_params', `${field}: ${issue?.message ?? 'invalid'}`) };
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code: ErrorCode = CODE_OF_STATUS[fe.statusCode] ?? 'invalid_params';
+    const code = CODE_OF_STATUS.get(fe.statusCode) ?? 'invalid_params';
     return { status: fe.statusCode, body: errorBody(code, fe.message ?? 'bad request') };
   }
   return { status: 500, body: errorBody('internal', `internal error: ${err instanceof Error ? err.message : String(err)}`) };
@@ -69,6 +120,7 @@ export function toHttpError(err: unknown): { status: number; body: HttpErrorBody
 /** Fastify error handler: logs server faults, answers everything in the one shape. */
 export function httpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { status, body } = toHttpError(err);
-  if (status >= 500) req.log.error({ err }, 'request failed');
+  // A writer that does not answer (503) is the fleet's weather, not this server's fault.
+  if (status >= 500 && status !== 503) req.log.error({ err }, 'request failed');
   return reply.code(status).type('application/json').send(body);
 }

@@ -1,7 +1,8 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from './errors.js';
+import { FerretError } from '../../core/index.js';
+import { sendError } from './errors.js';
 
 /** Marks a request one instance passed to another: the receiver answers it itself, never passes it on. */
 export const FORWARDED_HEADER = 'x-ferret-forwarded-by';
@@ -19,7 +20,8 @@ const ANSWER_TIMEOUT_MS = 30_000;
  * answer, status and body as they are: a client behind a round-robin load balancer cannot tell
  * which instance it reached. A message's answer comes when its turn ends, however long that is;
  * a client that goes away takes the forwarded request with it. An owner that does not answer
- * gets a 503 `session_busy` that says so (its sessions are taken over once its lease runs out).
+ * gets `writer_unreachable` (503 `session_busy` on the wire) that says so (its sessions are taken
+ * over once its lease runs out).
  */
 export async function forwardRequest(req: FastifyRequest, reply: FastifyReply, target: { instance: string; url: string | undefined }, self: string): Promise<FastifyReply> {
   if (target.url === undefined) return ownerGone(reply, target.instance);
@@ -85,8 +87,6 @@ function send(
 }
 
 function ownerGone(reply: FastifyReply, instance: string): FastifyReply {
-  return reply
-    .code(503)
-    .header('retry-after', '1')
-    .send(errorBody('session_busy', `the ferret instance that runs this session (${instance}) does not answer; another takes it over once its lease runs out: try again shortly`));
+  const err = new FerretError('writer_unreachable', `the ferret instance that runs this session (${instance}) does not answer; another takes it over once its lease runs out: try again shortly`, { owner: instance });
+  return sendError(reply.header('retry-after', '1'), err);
 }

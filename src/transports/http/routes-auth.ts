@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
-import { FerretError } from '../../core/index.js';
+import { HttpError } from './errors.js';
 import { cookieName, sameSecret, sessionCookie, type BrowserSessions } from './browser-auth.js';
 import type { ZodApp } from './context.js';
 import { AuthState, errors, LoginBody, Ok } from './schemas.js';
@@ -52,7 +52,7 @@ export function authRoutes(app: ZodApp, opts: AuthRouteOptions): void {
     if (opts.token === undefined) return { tokenRequired: false, authenticated: true };
     if (!sameSecret(req.body.token, opts.token)) {
       await sleep(WRONG_TOKEN_DELAY_MS);
-      throw new FerretError('unauthorized', 'wrong token');
+      throw new HttpError('unauthorized', 'wrong token');
     }
     if (req.ferretAuth?.via === 'cookie') opts.browser.revoke(req.ferretAuth.cookie);
     const { id, session } = opts.browser.create();

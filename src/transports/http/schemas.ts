@@ -3,7 +3,6 @@ import {
   AgentModeSchema,
   ApprovalPresetSchema,
   DecisionSchema,
-  ERROR_CODES,
   SandboxModeSchema,
   SESSION_ID_PATTERN,
   SessionDescriptionSchema,
@@ -11,6 +10,7 @@ import {
   TurnResultSchema,
   UsageSchema,
 } from '../../core/index.js';
+import { HTTP_ERROR_CODES } from './errors.js';
 
 // The wire shapes of the HTTP routes: they validate requests and feed the OpenAPI document.
 // Shapes a client meets in several places are named components (`$ref`s in the document).
@@ -137,7 +137,7 @@ export const Health = named(
 );
 export const OpenApiDocument = z.looseObject({ openapi: z.string() }).describe('This document');
 
-export const ErrorCode = named('ErrorCode', z.enum(ERROR_CODES));
+export const ErrorCode = named('ErrorCode', z.enum(HTTP_ERROR_CODES));
 export const ErrorBody = named('Error', z.object({ error: z.object({ code: ErrorCode, message: z.string().describe('One sentence; names the field when input was wrong') }) }));
 
 const WHY: Record<number, string> = {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FerretError } from '../../core/index.js';
+import { HttpError } from './errors.js';
 import type { HttpContext, ZodApp } from './context.js';
 import { parseFrameId } from './frames.js';
 import { acceptsEventStream } from './accepts-sse.js';
@@ -39,7 +40,7 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
     // Before @fastify/sse answers a wrong Accept itself, in a shape of its own.
     onRequest: async (req) => {
       if (!acceptsEventStream(req.headers.accept)) {
-        throw new FerretError('not_acceptable', `Accept: "${req.headers.accept ?? ''}" does not allow text/event-stream, the only thing this route sends`);
+        throw new HttpError('not_acceptable', `Accept: "${req.headers.accept ?? ''}" does not allow text/event-stream, the only thing this route sends`);
       }
     },
   }, async (req, reply) => {

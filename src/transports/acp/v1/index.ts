@@ -1,8 +1,8 @@
 import type { AuthMethod, InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
-import { AgentModeSchema, ApprovalPresetSchema, isFerretError, SLASH_COMMANDS, type SessionHandle, type Sessions, type TurnResult } from '../../../core/index.js';
+import { AgentModeSchema, ApprovalPresetSchema, SLASH_COMMANDS, type SessionHandle, type Sessions, type TurnResult } from '../../../core/index.js';
 import type { Dialect, DialectContext } from '../dialect.js';
-import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
-import { ACP_AUTH_REQUIRED, ACP_RESOURCE_NOT_FOUND, toAcpError } from './errors.js';
+import { JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
+import { ACP_AUTH_REQUIRED, toAcpError, turnError, type V1ErrorContext } from './errors.js';
 import { P, type ClientCaps } from './params.js';
 import { promptText } from './prompt-text.js';
 import { configOptions, META_NS, sessionMeta, sessionSetup } from './session-config.js';
@@ -75,8 +75,13 @@ class AcpV1Dialect implements Dialect {
     try {
       return await this.handle(method, params);
     } catch (err) {
-      throw toAcpError(err);
+      throw toAcpError(err, this.errorContext());
     }
+  }
+
+  /** What a v1 error names beside the table's code: the auth methods (authentication required). */
+  private errorContext(more: { sessionId?: string } = {}): V1ErrorContext {
+    return { ...more, authMethods: () => authMethods(this.ctx.manager).map((m) => m.id) };
   }
 
   private async handle(method: string, params: unknown): Promise<unknown> {
@@ -182,14 +187,8 @@ class AcpV1Dialect implements Dialect {
     const started = await link.startTurn(promptText(p.prompt));
     if (started === 'cancelled') return { stopReason: 'cancelled' };
     const r = await started.done;
-    if (r.stopReason === 'error' && r.errorCode === 'auth_required') {
-      throw new RpcError(ACP_AUTH_REQUIRED, r.error ?? 'authentication required', { authMethods: authMethods(this.ctx.manager).map((m) => m.id), [META_NS]: { turnId: r.turnId } });
-    }
-    if (r.stopReason === 'error') {
-      // A bad slash command argument is the caller's (-32602); what failed inside the turn is -32603.
-      const code = r.errorCode === 'invalid_params' || r.errorCode === 'model_unavailable' ? JSONRPC_INVALID_PARAMS : JSONRPC_INTERNAL_ERROR;
-      throw new RpcError(code, r.error ?? 'the turn failed', { [META_NS]: { turnId: r.turnId, stopReason: 'error', ...(r.errorCode ? { code: r.errorCode } : {}) } });
-    }
+    // A bad slash command argument is the caller's (-32602), a missing key -32000, what failed inside the turn -32603.
+    if (r.stopReason === 'error') throw turnError(r, this.errorContext());
     return { stopReason: STOP[r.stopReason], _meta: { [META_NS]: { turnId: r.turnId } } };
   }
 
@@ -225,8 +224,7 @@ class AcpV1Dialect implements Dialect {
     try {
       return this.ctx.manager.get(id);
     } catch (err) {
-      if (isFerretError(err) && err.code === 'session_not_found') throw new RpcError(ACP_RESOURCE_NOT_FOUND, err.message, { sessionId: id });
-      throw err;
+      throw toAcpError(err, this.errorContext({ sessionId: id }));
     }
   }
 

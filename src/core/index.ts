@@ -6,6 +6,7 @@ export type { FleetStore, FleetStoreOptions } from './fleet.js';
 export type { StoreStatus } from '../store/session-store.js';
 export { SessionManager } from './session-manager.js';
 export type { NewSessionOptions, SessionDefaults } from './session-manager.js';
+export type { CommandAnswer, SessionCommand } from './session-commands.js';
 export { Session } from './session.js';
 export type { AttachOptions, ClientAttachment } from './session.js';
 export type { SessionDeps } from './turn-host.js';

@@ -5,6 +5,7 @@ import type { FleetCall, SessionLog, StoreStatus } from '../store/session-store.
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import { NO_MODEL } from '../providers/resolve.js';
 import { checkModel } from './model-check.js';
+import { COMMAND_WAIT_MS, runCommand, type CommandAnswer, type SessionCommand } from './session-commands.js';
 import type { SessionFold } from './folds.js';
 import { Session } from './session.js';
 import { loadSession, loadSessionSync, type Loaded } from './session-load.js';
@@ -84,26 +85,31 @@ export class SessionManager {
     deps.store.fleet?.serve((call) => this.served(call));
   }
 
-  /** A command another fleet server sent for a session this one writes (its follower's client, over ACP). */
+  /** A command another fleet server sent for a session this one writes (its follower's client: ACP or HTTP). */
   private async served(call: FleetCall): Promise<unknown> {
     const s = await this.open(call.sessionId);
     if (s.writtenBy !== undefined) {
       throw new FerretError('session_busy', `session ${call.sessionId} is not written by ferret instance ${this.fleetInstance}`, { owner: s.writtenBy });
     }
-    switch (call.op) {
-      case 'startTurn':
-        return s.startTurn(call.text, call.origin, call.turnId).done;
-      case 'cancel':
-        return s.cancel();
-      case 'respondPermission':
-        return s.respondPermission(call.requestId, call.decision, call.by);
-      case 'setMode':
-        return s.setMode(call.mode);
-      case 'setModel':
-        return s.setModel(call.model);
-      case 'setApproval':
-        return s.setApproval(call.preset);
+    if (call.op === 'close') return this.close(call.sessionId).then(() => null);
+    return runCommand(s, call, this.deps.logger);
+  }
+
+  /**
+   * A command whose caller waits for its answer (the HTTP API): run here when this server writes
+   * the session, else sent to the server that does and answered with its answer or its error; a
+   * writer that goes away meanwhile fails it with WriterUnavailableError. The session is open
+   * already (`open`), as every route opens it ahead.
+   */
+  async command<C extends SessionCommand>(id: string, cmd: C): Promise<CommandAnswer<C>> {
+    const owner = this.live.get(id)?.writtenBy;
+    const fleet = this.deps.store.fleet;
+    if (owner !== undefined && fleet) {
+      const turn = cmd.op === 'startTurn';
+      return (await fleet.call(owner, { ...cmd, sessionId: id }, turn ? undefined : COMMAND_WAIT_MS, { whileAlive: true })) as CommandAnswer<C>;
     }
+    if (cmd.op === 'close') return this.close(id).then(() => null) as Promise<CommandAnswer<C>>;
+    return runCommand(this.get(id), cmd as Exclude<SessionCommand, { op: 'close' }>, this.deps.logger) as Promise<CommandAnswer<C>>;
   }
 
   create(opts: NewSessionOptions = {}): Session {
@@ -372,14 +378,6 @@ export class SessionManager {
     this.deps.logger.warn({ sessionId: s.id, from: was, to: fleet.instanceId }, 'taking the session over: no other server writes it now');
     await s.takeOver(log, `ferret instance ${was} stopped before the turn ended (its lease ran out), and ferret instance ${fleet.instanceId} took the session over`);
     return s;
-  }
-
-  /** Where to send a command for a session another fleet server writes (undefined: it is served here). */
-  async forwardTarget(id: string): Promise<{ instance: string; url: string | undefined } | undefined> {
-    const owner = this.live.get(id)?.writtenBy;
-    const fleet = this.deps.store.fleet;
-    if (owner === undefined || !fleet) return undefined;
-    return { instance: owner, url: await fleet.addressOf(owner) };
   }
 
   /** This server's name in its fleet (undefined: a single server). */

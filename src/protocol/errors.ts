@@ -31,6 +31,20 @@ export class FerretError extends Error {
   }
 }
 
+/**
+ * The fleet server that writes a session does not answer (gone, wedged): `session_busy` naming
+ * it, as any other; a transport may tell the caller to retry (another server takes the session
+ * over once its lease runs out).
+ */
+export class WriterUnavailableError extends FerretError {
+  constructor(
+    message: string,
+    readonly owner: string,
+  ) {
+    super('session_busy', message, { owner });
+  }
+}
+
 export function isFerretError(e: unknown): e is FerretError {
   return e instanceof FerretError;
 }

@@ -109,7 +109,7 @@ export class SessionManager {
       return (await fleet.call(owner, { ...cmd, sessionId: id }, turn ? undefined : COMMAND_WAIT_MS, { whileAlive: true })) as CommandAnswer<C>;
     }
     if (cmd.op === 'close') return this.close(id).then(() => null) as Promise<CommandAnswer<C>>;
-    return runCommand(this.get(id), cmd as Exclude<SessionCommand, { op: 'close' }>, this.deps.logger) as Promise<CommandAnswer<C>>;
+    return runCommand(this.get(id), cmd, this.deps.logger) as Promise<CommandAnswer<C>>;
   }
 
   create(opts: NewSessionOptions = {}): Session {

@@ -103,7 +103,7 @@ export class CommandBus {
     const owners = [...new Set(watched.map(([, p]) => p.watched!.owner))];
     let counts: unknown[];
     try {
-      counts = (await this.conn.client.pubsub('NUMSUB', ...owners.map((o) => this.keys.commands(o)))) as unknown[];
+      counts = (await this.conn.client.pubsub('NUMSUB', ...owners.map((o) => this.keys.commands(o))));
     } catch {
       return; // Redis away: nothing known about the servers; the next check tells
     }

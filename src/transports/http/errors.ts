@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { FerretError, type ErrorCode } from '../../core/index.js';
+import { FerretError, WriterUnavailableError, type ErrorCode } from '../../core/index.js';
 
 // One table: core error code → HTTP status. Every error leaves as {"error":{"code","message"}}.
 export const HTTP_STATUS: Record<ErrorCode, number> = {
@@ -44,12 +44,21 @@ export function errorBody(code: ErrorCode, message: string): HttpErrorBody {
 
 /** Sends a FerretError (or anything thrown) as the JSON error with its mapped status. */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
-  const { status, body } = toHttpError(err);
+  const { status, body, retryAfter } = toHttpError(err);
+  if (retryAfter !== undefined) void reply.header('retry-after', retryAfter);
   return reply.code(status).type('application/json').send(body);
 }
 
-/** Any thrown value → (status, body): core errors by the table, Fastify's own 4xx by their status, the rest 500. */
-export function toHttpError(err: unknown): { status: number; body: HttpErrorBody } {
+/**
+ * Any thrown value → (status, body): core errors by the table, Fastify's own 4xx by their status,
+ * the rest 500. A fleet server that runs the session and does not answer is a 503 to retry
+ * shortly (another server takes the session over once its lease runs out).
+ */
+export function toHttpError(err: unknown): { status: number; body: HttpErrorBody; retryAfter?: string } {
+  if (err instanceof WriterUnavailableError) {
+    const message = `the ferret instance that runs this session (${err.owner}) does not answer; another takes it over once its lease runs out: try again shortly`;
+    return { status: 503, body: errorBody('session_busy', message), retryAfter: '1' };
+  }
   if (err instanceof FerretError) return { status: HTTP_STATUS[err.code], body: errorBody(err.code, err.message) };
   const fe = err as Partial<FastifyError> & { validationContext?: string };
   if (hasZodFastifySchemaValidationErrors(err)) {
@@ -68,7 +77,8 @@ export function toHttpError(err: unknown): { status: number; body: HttpErrorBody
 
 /** Fastify error handler: logs server faults, answers everything in the one shape. */
 export function httpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const { status, body } = toHttpError(err);
-  if (status >= 500) req.log.error({ err }, 'request failed');
-  return reply.code(status).type('application/json').send(body);
+  const { status } = toHttpError(err);
+  if (status >= 500 && !(err instanceof WriterUnavailableError)) req.log.error({ err }, 'request failed');
+  else if (err instanceof WriterUnavailableError) req.log.warn({ err, instance: err.owner }, 'the instance that owns the session did not answer');
+  return sendError(reply, err);
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCore, type Session } from '../../core/index.js';
+import { createCore, type Session } from '../../../core/index.js';
 import { FrameHubs } from './frame-hub.js';
 import { FrameMapper, formatFrame, parseFrameId } from './frames.js';
 import { ideFold } from './ide-frames.js';

@@ -1,4 +1,4 @@
-import type { Session, SessionEvent } from '../../core/index.js';
+import type { Session, SessionEvent } from '../../../core/index.js';
 import { formatFrame, FrameMapper, isAfter, type FramePos } from './frames.js';
 import { ideFold } from './ide-frames.js';
 

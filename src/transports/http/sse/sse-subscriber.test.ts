@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCore, type Session } from '../../core/index.js';
+import { createCore, type Session } from '../../../core/index.js';
 import { FrameHubs } from './frame-hub.js';
 import { ideFold } from './ide-frames.js';
 import { HARD_LIMIT_FACTOR, SseSubscriber } from './sse-subscriber.js';

@@ -75,23 +75,32 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
   const subscribers = new Set<SseSubscriber>();
   const hubs = new FrameHubs(opts.ideSchema);
   const consoleFiles = opts.consoleDir ? loadConsoleFiles(opts.consoleDir) : undefined;
-  // No token needed: liveness, the console's own files, and its login.
-  await app.register(async (open: ZodApp) => {
-    healthRoute(open, opts);
-    loginRoutes(open, { token: opts.token, browser });
-    consoleRoutes(open, consoleFiles);
+  // Public routes (no token needed: liveness, the console's files, its login) are registered
+  // beside the guarded contexts, never inside them. Contexts are registered in the order the
+  // OpenAPI document has always listed the routes in (the typed client is generated from it).
+  const open = (routes: (scope: ZodApp) => void) => app.register(async (scope: ZodApp) => routes(scope));
+  const guarded = (routes: (scope: ZodApp) => void) =>
+    app.register(async (scope: ZodApp) => {
+      scope.addHook('onRequest', requireAuth(opts.token));
+      openSessionsAhead(scope, opts.manager);
+      routes(scope);
+    });
+  await open((scope) => {
+    healthRoute(scope, opts);
+    consoleRoutes(scope, consoleFiles);
   });
-  await app.register(async (guarded: ZodApp) => {
-    guarded.addHook('onRequest', requireAuth(opts.token));
+  await guarded((scope) => {
     // An unknown route answers 404 only to a request that may know the API is here.
-    guarded.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
-    openSessionsAhead(guarded, opts.manager);
-    openApiRoute(guarded, app);
-    sessionRoutes(guarded, opts);
-    authRoutes(guarded, { token: opts.token, browser });
-    controlRoutes(guarded, opts);
-    eventRoutes(guarded, opts, subscribers, hubs);
-    mountRoutes(guarded, opts.mounts ?? []);
+    scope.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody('not_found', `no route ${req.method} ${req.url.split('?')[0]}`)));
+    openApiRoute(scope, app);
+    sessionRoutes(scope, opts);
+  });
+  await open((scope) => loginRoutes(scope, { token: opts.token, browser }));
+  await guarded((scope) => {
+    authRoutes(scope, { token: opts.token, browser });
+    controlRoutes(scope, opts);
+    eventRoutes(scope, opts, subscribers, hubs);
+    mountRoutes(scope, opts.mounts ?? []);
   });
   // SSE streams never end on their own: end them so close() does not wait for readers.
   app.addHook('preClose', async () => {

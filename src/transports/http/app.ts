@@ -39,7 +39,7 @@ export interface AppOptions extends HttpContext {
  * the guarded context, everything else (the API, ACP over HTTP, the 404 answer) inside it, where
  * a request must prove itself when the server has a token.
  */
-export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscribers: Set<SseSubscriber> }> {
+export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp }> {
   // Fastify logs every request at info; that is debugging detail here, so its logger starts at warn.
   const loggerInstance: FastifyBaseLogger = opts.logger.child({ transport: 'http' }, { level: opts.logger.isLevelEnabled('debug') ? opts.logger.level : 'warn' });
   const app = Fastify({
@@ -108,5 +108,5 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
     subscribers.clear();
     hubs.closeAll();
   });
-  return { app, subscribers };
+  return { app };
 }

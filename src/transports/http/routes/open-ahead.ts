@@ -1,5 +1,5 @@
 import type { ZodApp } from '../context.js';
-import type { SessionManager } from '../../../core/index.js';
+import type { Sessions } from '../../../core/index.js';
 
 /**
  * A session this process has not loaded (or let go while idle) is loaded ahead, in chunks that
@@ -9,7 +9,7 @@ import type { SessionManager } from '../../../core/index.js';
  * `SessionManager.command`). Why a command's session cannot be served in a fleet (Redis away, no
  * workspace here) is its answer; otherwise the route reports what went wrong.
  */
-export function openSessionsAhead(app: ZodApp, manager: SessionManager): void {
+export function openSessionsAhead(app: ZodApp, manager: Sessions): void {
   app.addHook('preHandler', async (req) => {
     const id = (req.params as { id?: unknown } | undefined)?.id;
     if (typeof id !== 'string' || !(await manager.has(id).catch(() => false))) return;

@@ -67,6 +67,8 @@ export default tseslint.config(
   ...layer('src/sandbox/**/*.ts', 'sandbox imports only protocol', ['core', 'providers', 'store', 'tools', 'transports', 'cli']),
   ...layer('src/tools/**/*.ts', 'tools import only protocol and sandbox', ['core', 'providers', 'store', 'transports', 'cli']),
   ...layer('src/core/**/*.ts', 'core imports everything but cli and transports', ['transports', 'cli']),
+  // The one SSE writer, shared by the HTTP API's event streams and ACP over HTTP's: a leaf both transports may import.
+  ...layer('src/transports/sse/**/*.ts', 'the SSE writer imports nothing of ours', ['util', 'protocol', 'core', 'providers', 'store', 'sandbox', 'tools', 'acp', 'http', 'cli']),
   ...layer('src/transports/acp/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'http'], true),
   ...layer('src/transports/http/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'acp'], true),
   ...layer('src/cli/**/*.ts', 'cli imports only cli, core/index, protocol and the transports', ['providers', 'store', 'sandbox', 'tools'], true),

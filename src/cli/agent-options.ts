@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { APPROVAL_PRESETS, ApprovalPresetSchema, SANDBOX_MODES, SandboxModeSchema, type ApprovalPreset, type SandboxMode, type SessionFold } from '../core/index.js';
-import { ideFold } from '../transports/http/ide-frames.js';
+import { ideFold } from '../transports/http/sse/ide-frames.js';
 import type { Environment } from './environment.js';
 
 /** A flag the person got wrong: the message names it and what it accepts (exit code 2). */

@@ -1,6 +1,7 @@
 import type { AgentMode, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, TurnResult } from '../protocol/index.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { StoreStatus } from '../store/session-store.js';
+import type { FleetCall } from '../store/session-store.js';
 import type { Listener, SubscribeOptions, Subscription } from './bus.js';
 import type { SessionFold } from './folds.js';
 import type { SessionState } from './session-state.js';
@@ -116,6 +117,25 @@ export interface ListQuery {
   cwd?: string | undefined;
 }
 
+type WithoutSession<T> = T extends unknown ? Omit<T, 'sessionId'> : never;
+
+/** A command for a session, as a transport sends it (the session named apart). */
+export type SessionCommand = WithoutSession<FleetCall>;
+
+/** What each command answers with. */
+export interface CommandAnswers {
+  startTurn: TurnResult;
+  beginTurn: { turnId: string };
+  cancel: boolean;
+  respondPermission: null;
+  setMode: AgentMode;
+  setModel: string;
+  setApproval: { old: ApprovalPreset; new: ApprovalPreset };
+  close: null;
+}
+
+export type CommandAnswer<C extends SessionCommand> = CommandAnswers[C['op']];
+
 /** The server's sessions, as a transport reaches them. Sessions belong to the server, not to a connection. */
 export interface Sessions {
   readonly defaults: SessionDefaults;
@@ -145,6 +165,10 @@ export interface Sessions {
   useFold(fold: SessionFold): void;
   /** This server's name in its fleet (undefined: a single server). */
   readonly fleetInstance: string | undefined;
-  /** Where to send an HTTP command for a session another fleet server writes (undefined: it is served here). */
-  forwardTarget(id: string): Promise<{ instance: string; url: string | undefined } | undefined>;
+  /**
+   * A command whose caller waits for its answer (the HTTP API): run here when this server writes
+   * the session, else sent to the fleet server that does and answered with its answer or error
+   * (a writer that goes away meanwhile: FerretError('writer_unreachable')). Open the session first (`open`).
+   */
+  command<C extends SessionCommand>(id: string, cmd: C): Promise<CommandAnswer<C>>;
 }

@@ -140,7 +140,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
   // A fleet decides per session whether this server writes it or follows the one that does.
   const source = opts.fleet ? opts.fleet.source(deps, local, defaults.sandbox) : local;
   const manager = new SessionManager(deps, defaults, local, source, sessionLimits(opts.limits, config, env));
-  opts.fleet?.serve(manager);
+  opts.fleet?.serve(manager, deps.logger);
   const warmer = opts.warm === false ? undefined : startWarmer(manager, deps, opts.sandbox, opts.warmSteps ?? []);
   let closing: Promise<void> | undefined;
   return {

@@ -13,6 +13,8 @@ export type { Fleet } from './fleet/fleet.js';
 export type { StoreStatus } from '../store/session-store.js';
 export type {
   AttachOptions,
+  CommandAnswer,
+  SessionCommand,
   ClientAttachment,
   ListPage,
   ListQuery,

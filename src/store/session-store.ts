@@ -202,15 +202,22 @@ export interface FleetSeam {
   advertise(url: string): Promise<void>;
   /** Where a live server's HTTP API is (undefined: it is gone, or serves no HTTP). */
   addressOf(instanceId: string): Promise<string | undefined>;
-  /** Sends a command to the server that writes the session, and resolves with its answer (`timeoutMs` undefined: a turn, however long). */
-  call(owner: string, call: FleetCall, timeoutMs?: number): Promise<unknown>;
+  /**
+   * Sends a command to the server that writes the session, and resolves with its answer
+   * (`timeoutMs` undefined: a turn, however long). With `whileAlive`, a call still waiting when
+   * that server goes away (its command channel loses its listener) fails at once.
+   */
+  call(owner: string, call: FleetCall, timeoutMs?: number, opts?: { whileAlive?: boolean }): Promise<unknown>;
   /** Serves the commands other servers send here for the sessions this one writes. */
   serve(handler: (call: FleetCall) => Promise<unknown>): void;
 }
 
-/** A command for a session, sent to the server that writes it (a follower's editor, over ACP). */
+/** A command for a session, sent to the server that writes it (a follower's editor over ACP, an HTTP client). */
 export type FleetCall =
-  | { sessionId: string; op: 'startTurn'; text: string; origin?: string | undefined; turnId: string }
+  | { sessionId: string; op: 'startTurn'; text: string; origin?: string | undefined; turnId?: string | undefined }
+  /** Answered with `{ turnId }` once the turn has started; its end is not waited for (HTTP `?wait=false`). */
+  | { sessionId: string; op: 'beginTurn'; text: string; origin?: string | undefined }
+  | { sessionId: string; op: 'close' }
   | { sessionId: string; op: 'cancel' }
   | { sessionId: string; op: 'respondPermission'; requestId: string; decision: 'allow' | 'deny' | 'always' | 'never'; by: string }
   | { sessionId: string; op: 'setMode'; mode: 'code' | 'plan' }

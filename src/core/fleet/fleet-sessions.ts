@@ -1,5 +1,6 @@
 import { FerretError, isFerretError, type SandboxMode } from '../../protocol/index.js';
-import type { FleetSeam } from '../../store/session-store.js';
+import type { FleetCall, FleetSeam } from '../../store/session-store.js';
+import { COMMAND_WAIT_MS } from '../sessions/session-commands.js';
 import { SessionBody } from '../session/session-body.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import { storageError, type LocalOpener } from '../sessions/local-opener.js';
@@ -20,7 +21,7 @@ export function joinFleet(seam: FleetSeam): Fleet {
   return {
     instanceId: seam.instanceId,
     source: (deps, local, sandbox) => new FleetSource(deps, local, seam, sandbox),
-    serve: (sessions) => seam.serve((call) => servedCall(sessions, seam.instanceId, call)),
+    serve: (sessions, logger) => seam.serve((call) => servedCall(sessions, seam.instanceId, call, logger)),
   };
 }
 
@@ -103,11 +104,15 @@ class FleetSource implements SessionSource {
     return s;
   }
 
-  /** Where to send a command for a session another fleet server writes (undefined: it is served here). */
-  async forwardTarget(s: LiveSession | undefined): Promise<{ instance: string; url: string | undefined } | undefined> {
+  /**
+   * A command for a session another fleet server writes goes there over the command channel and
+   * is answered with its answer or error; one still waiting when that server goes away fails
+   * (FerretError('writer_unreachable')). Undefined: this server writes it.
+   */
+  remoteCommand(s: LiveSession | undefined, call: FleetCall): Promise<unknown> | undefined {
     const owner = s instanceof FollowedSession ? s.writtenBy : undefined;
     if (owner === undefined) return undefined;
-    return { instance: owner, url: await this.fleet.addressOf(owner) };
+    return this.fleet.call(owner, call, call.op === 'startTurn' ? undefined : COMMAND_WAIT_MS, { whileAlive: true });
   }
 }
 

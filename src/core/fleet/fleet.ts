@@ -1,5 +1,6 @@
 import type { SandboxMode } from '../../protocol/index.js';
-import type { LiveSession } from '../sessions/live-session.js';
+import type { Logger } from 'pino';
+import type { ServedSessions } from './served-calls.js';
 import type { LocalOpener } from '../sessions/local-opener.js';
 import type { SessionSource } from '../sessions/session-source.js';
 import type { SessionDeps } from '../turn-host.js';
@@ -14,5 +15,5 @@ export interface Fleet {
   /** Where the table gets sessions: written here, or followed from the server that writes them. */
   source(deps: SessionDeps, local: LocalOpener, sandbox: SandboxMode): SessionSource;
   /** Serves the commands other servers send here for the sessions this one writes. */
-  serve(sessions: { open(id: string): Promise<LiveSession> }): void;
+  serve(sessions: ServedSessions, logger: Logger): void;
 }

@@ -76,7 +76,8 @@ export class LocalOpener implements SessionSource {
     return s;
   }
 
-  async forwardTarget(): Promise<undefined> {
+  /** Every session a single server has is its own: no command goes elsewhere. */
+  remoteCommand(): undefined {
     return undefined;
   }
 

@@ -10,6 +10,7 @@ import { resolveWorkspace } from '../workspace.js';
 import type { LiveSession } from './live-session.js';
 import { storageError, type LocalOpener } from './local-opener.js';
 import type { SessionSource } from './session-source.js';
+import { runCommand, type CommandAnswer, type SessionCommand } from './session-commands.js';
 
 /** How long sessions stay in memory. */
 export interface SessionLimits {
@@ -199,9 +200,13 @@ export class SessionManager implements Sessions {
     if (!known) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
   }
 
-  /** Where to send a command for a session another fleet server writes (undefined: it is served here). */
-  forwardTarget(id: string): Promise<{ instance: string; url: string | undefined } | undefined> {
-    return this.source.forwardTarget(this.live.get(id));
+  /** A command whose caller waits for its answer: here, or at the fleet server that writes the session (`Sessions.command`). */
+  async command<C extends SessionCommand>(id: string, cmd: C): Promise<CommandAnswer<C>> {
+    const remote = this.source.remoteCommand(this.live.get(id), { ...cmd, sessionId: id });
+    if (remote) return (await remote) as CommandAnswer<C>;
+    if (cmd.op === 'close') return this.close(id).then(() => null) as Promise<CommandAnswer<C>>;
+    // Served here: the session is written here (a transport's command never names a turn id).
+    return runCommand(this.get(id), cmd, this.deps.logger) as Promise<CommandAnswer<C>>;
   }
 
   /** This server's name in its fleet (undefined: a single server). */

@@ -1,3 +1,4 @@
+import type { FleetCall } from '../../store/session-store.js';
 import type { LiveSession } from './live-session.js';
 
 /**
@@ -14,6 +15,6 @@ export interface SessionSource {
   revisit(s: LiveSession, write: boolean): Promise<LiveSession>;
   /** This server's name in its fleet (undefined: a single server). */
   readonly instance: string | undefined;
-  /** Where to send a command for this session (undefined: it is served here). */
-  forwardTarget(s: LiveSession | undefined): Promise<{ instance: string; url: string | undefined } | undefined>;
+  /** The command sent to the server that writes this session and its answer; undefined: it is served here. */
+  remoteCommand(s: LiveSession | undefined, call: FleetCall): Promise<unknown> | undefined;
 }

@@ -4,6 +4,17 @@ import type { FleetCall } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
 
+/** How often a call that waits `whileAlive` checks that its server still listens. */
+const ALIVE_CHECK_MS = 500;
+
+interface Pending {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer?: NodeJS.Timeout;
+  /** Set for a call that fails once its server stops listening (the server it waits on, the session). */
+  watched?: { owner: string; sessionId: string };
+}
+
 type Wire =
   | { t: 'call'; id: string; from: string; call: FleetCall }
   | { t: 'reply'; id: string; ok: true; result: unknown }
@@ -16,7 +27,8 @@ type Wire =
  * fails at once, naming it.
  */
 export class CommandBus {
-  private readonly pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
+  private readonly pending = new Map<string, Pending>();
+  private aliveTimer: NodeJS.Timeout | undefined;
   private handler: ((call: FleetCall) => Promise<unknown>) | undefined;
 
   private constructor(
@@ -39,11 +51,15 @@ export class CommandBus {
     this.handler = handler;
   }
 
-  /** Sends a call to `owner` and resolves with its answer (`timeoutMs` undefined: as long as it takes, a turn). */
-  async call(owner: string, call: FleetCall, timeoutMs?: number): Promise<unknown> {
+  /**
+   * Sends a call to `owner` and resolves with its answer (`timeoutMs` undefined: as long as it
+   * takes, a turn). With `whileAlive`, the call fails once `owner` no longer listens on its
+   * channel (killed, its connection to Redis gone) instead of waiting for an answer that never comes.
+   */
+  async call(owner: string, call: FleetCall, timeoutMs?: number, opts: { whileAlive?: boolean } = {}): Promise<unknown> {
     const id = randomBytes(8).toString('hex');
     const answer = new Promise<unknown>((resolve, reject) => {
-      const entry: { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout } = { resolve, reject };
+      const entry: Pending = { resolve, reject };
       if (timeoutMs !== undefined) {
         entry.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -51,14 +67,48 @@ export class CommandBus {
         }, timeoutMs);
         entry.timer.unref();
       }
+      if (opts.whileAlive) entry.watched = { owner, sessionId: call.sessionId };
       this.pending.set(id, entry);
     });
     const wire: Wire = { t: 'call', id, from: this.instanceId, call };
     const heard = await this.conn.client.publish(this.keys.commands(owner), JSON.stringify(wire));
-    if (heard === 0) {
-      this.settle(id, { t: 'reply', id, ok: false, error: { code: 'writer_unreachable', message: `ferret instance ${owner}, which runs session ${call.sessionId}, does not answer; another takes it over once its lease runs out: try again shortly`, data: { owner } } });
-    }
+    if (heard === 0) this.fail(id, owner, call.sessionId);
+    else if (opts.whileAlive) this.watchAlive();
     return answer;
+  }
+
+  /** A call whose server does not listen (gone): `session_busy` naming it, to retry once another takes the session over. */
+  private fail(id: string, owner: string, sessionId: string): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    p.reject(new FerretError('writer_unreachable', `ferret instance ${owner}, which runs session ${sessionId}, does not answer; another takes it over once its lease runs out: try again shortly`, { owner }));
+  }
+
+  /** While calls wait `whileAlive`, checks every ALIVE_CHECK_MS that their servers still listen. */
+  private watchAlive(): void {
+    if (this.aliveTimer) return;
+    this.aliveTimer = setInterval(() => void this.checkAlive(), ALIVE_CHECK_MS);
+    this.aliveTimer.unref();
+  }
+
+  private async checkAlive(): Promise<void> {
+    const watched = [...this.pending].filter(([, p]) => p.watched);
+    if (watched.length === 0) {
+      clearInterval(this.aliveTimer);
+      this.aliveTimer = undefined;
+      return;
+    }
+    const owners = [...new Set(watched.map(([, p]) => p.watched!.owner))];
+    let counts: unknown[];
+    try {
+      counts = (await this.conn.client.pubsub('NUMSUB', ...owners.map((o) => this.keys.commands(o))));
+    } catch {
+      return; // Redis away: nothing known about the servers; the next check tells
+    }
+    const gone = new Set(owners.filter((_, i) => Number(counts[2 * i + 1]) === 0));
+    for (const [id, p] of watched) if (gone.has(p.watched!.owner)) this.fail(id, p.watched!.owner, p.watched!.sessionId);
   }
 
   private onMessage(raw: string): void {
@@ -96,6 +146,7 @@ export class CommandBus {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.aliveTimer);
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new FerretError('storage_unavailable', 'the fleet store is closing'));

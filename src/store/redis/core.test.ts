@@ -47,7 +47,8 @@ describe('the core on the redis store', () => {
       expect((follower as FollowedSession).writtenBy).toBe('a');
       expect(follower.lastSeq).toBe(s.lastSeq);
       expect(() => follower.emit({ type: 'notice', data: { level: 'info', text: 'not here' } })).toThrow(/runs on ferret instance a/);
-      expect((await b.manager.forwardTarget(s.id))?.instance).toBe('a');
+      // A command through B (what HTTP sends) is answered by A, its writer.
+      expect(await b.manager.command(s.id, { op: 'cancel' })).toBe(false);
       // What A writes now reaches B's readers as it is written.
       const live: number[] = [];
       const off = follower.subscribe((e) => live.push(e.seq));

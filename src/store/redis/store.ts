@@ -81,7 +81,7 @@ export class RedisSessionStore implements SessionStore {
       openWriter: (id, onError) => this.openAsync(id, onError),
       advertise: (url) => this.instances.advertise({ url }),
       addressOf: async (id) => (await this.instances.lookup(id, this.readTimeoutMs))?.url,
-      call: (owner, call, timeoutMs) => this.bus().call(owner, call, timeoutMs),
+      call: (owner, call, timeoutMs, opts) => this.bus().call(owner, call, timeoutMs, opts),
       serve: (handler) => this.bus().serve(handler),
     };
   }

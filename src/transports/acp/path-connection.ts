@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Channel } from './channel.js';
+import { SseStream, sseFrame } from '../sse/sse-stream.js';
 
 /** Messages kept for a reader that reconnects with Last-Event-ID (and for one not yet attached). */
 const REPLAY_MESSAGES = 4096;
@@ -35,7 +36,6 @@ export class PathConnection implements Channel {
   /** The last seq written to any reader: a reader that gives no Last-Event-ID gets what follows. */
   private written = 0;
   private reader: ServerResponse | undefined;
-  private keepalive: NodeJS.Timeout | undefined;
   /** POSTed requests waiting for their answer, by JSON id. */
   private readonly waiting = new Map<string, ServerResponse>();
   private closed = false;
@@ -112,16 +112,13 @@ export class PathConnection implements Channel {
   attach(res: ServerResponse, lastEventId: number | undefined): void {
     this.lastActive = Date.now();
     this.detach(true);
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    res.write(': ferret acp stream\n\n');
+    new SseStream(res, { cacheControl: 'no-store', heartbeatMs: KEEPALIVE_MS, heartbeat: 'keepalive' }).comment('ferret acp stream');
     this.reader = res;
     const from = lastEventId ?? this.written;
     for (const q of this.queue) if (q.seq > from) this.write(q);
-    this.keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS).unref();
     res.on('close', () => {
       if (this.reader !== res) return;
       this.reader = undefined;
-      clearInterval(this.keepalive);
       this.lastActive = Date.now();
     });
   }
@@ -143,7 +140,6 @@ export class PathConnection implements Channel {
    * its writes, and what waits on them, pending; an ended one is destroyed if it does not finish).
    */
   private detach(replaced: boolean): void {
-    clearInterval(this.keepalive);
     const r = this.reader;
     this.reader = undefined;
     this.flushed = Promise.resolve();
@@ -166,7 +162,7 @@ export class PathConnection implements Channel {
   private write(q: Queued): void {
     const r = this.reader!;
     // The write's callback runs once it is flushed, or with an error when the socket is gone.
-    this.flushed = new Promise((resolve) => r.write(`event: message\nid: ${q.seq}\ndata: ${q.text}\n\n`, () => resolve()));
+    this.flushed = new Promise((resolve) => r.write(sseFrame(q.seq, 'message', q.text), () => resolve()));
     this.written = Math.max(this.written, q.seq);
   }
 }

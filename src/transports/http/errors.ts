@@ -91,12 +91,21 @@ export function errorBody(code: HttpErrorCode, message: string): HttpErrorBody {
 
 /** Sends a FerretError or HttpError (or anything thrown) as the JSON error with its mapped status. */
 export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
-  const { status, body } = toHttpError(err);
+  const { status, body, retryAfter } = toHttpError(err);
+  if (retryAfter !== undefined) void reply.header('retry-after', retryAfter);
   return reply.code(status).type('application/json').send(body);
 }
 
-/** Any thrown value → (status, body): ours by their tables, Fastify's own 4xx by their status, the rest 500. */
-export function toHttpError(err: unknown): { status: number; body: HttpErrorBody } {
+/**
+ * Any thrown value → (status, body): ours by their tables, Fastify's own 4xx by their status, the
+ * rest 500. A fleet server that runs the session and does not answer is a 503 to retry shortly
+ * (another server takes the session over once its lease runs out).
+ */
+export function toHttpError(err: unknown): { status: number; body: HttpErrorBody; retryAfter?: string } {
+  if (isFerretError(err, 'writer_unreachable')) {
+    const message = `the ferret instance that runs this session (${err.data?.owner ?? 'unknown'}) does not answer; another takes it over once its lease runs out: try again shortly`;
+    return { status: 503, body: errorBody('session_busy', message), retryAfter: '1' };
+  }
   if (isFerretError(err)) {
     const { status, code } = HTTP_OF_CORE[err.code];
     return { status, body: errorBody(code, err.message) };
@@ -119,8 +128,9 @@ export function toHttpError(err: unknown): { status: number; body: HttpErrorBody
 
 /** Fastify error handler: logs server faults, answers everything in the one shape. */
 export function httpErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const { status, body } = toHttpError(err);
+  const { status } = toHttpError(err);
   // A writer that does not answer (503) is the fleet's weather, not this server's fault.
-  if (status >= 500 && status !== 503) req.log.error({ err }, 'request failed');
-  return reply.code(status).type('application/json').send(body);
+  if (isFerretError(err, 'writer_unreachable')) req.log.warn({ err, instance: err.data?.owner }, 'the instance that owns the session did not answer');
+  else if (status >= 500) req.log.error({ err }, 'request failed');
+  return sendError(reply, err);
 }

@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { SandboxMode, Sessions } from '../../core/index.js';
 import { buildApp, type HttpMount } from './app.js';
-import { allowedHosts, isLoopbackHost } from './auth.js';
-import { defaultConsoleDir } from './console-static.js';
+import { allowedHosts, isLoopbackHost } from './guard/auth.js';
+import { defaultConsoleDir } from './routes/console-static.js';
 
 export interface HttpServerOptions {
   manager: Sessions;

@@ -1,4 +1,4 @@
-import type { SessionEvent, SessionFold } from '../../core/index.js';
+import type { SessionEvent, SessionFold } from '../../../core/index.js';
 import type { IdeFrame } from './frame-schemas.js';
 
 export type { IdeFrame } from './frame-schemas.js';

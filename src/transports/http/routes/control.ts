@@ -1,4 +1,4 @@
-import type { HttpContext, ZodApp } from './context.js';
+import type { HttpContext, ZodApp } from '../context.js';
 import {
   ApprovalBody,
   ApprovalResult,
@@ -16,9 +16,12 @@ import {
   SandboxResult,
   SessionParams,
   sessionErrors,
-} from './schemas.js';
+} from '../schemas.js';
 
-/** The knobs of a live session: mode, model, approval, sandbox, permission answers, bridge; and the models to pick from. */
+/**
+ * The knobs of a live session: mode, model, approval, sandbox, permission answers, bridge; and the
+ * models to pick from. A command goes through `manager.command` (in a fleet, to the session's writer).
+ */
 export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
   const m = ctx.manager;
 
@@ -31,15 +34,15 @@ export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
 
   app.post('/session/:id/mode', {
     schema: { operationId: 'setMode', tags: ['settings'], summary: 'Switch the agent mode', params: SessionParams, body: ModeBody, response: { 200: ModeResult, ...bodyErrors } },
-  }, async (req) => ({ mode: m.get(req.params.id).setMode(req.body.mode) }));
+  }, async (req) => ({ mode: await m.command(m.get(req.params.id).id, { op: 'setMode', mode: req.body.mode }) }));
 
   app.post('/session/:id/model', {
     schema: { operationId: 'setModel', tags: ['settings'], summary: 'Switch the model (refused at once when it cannot run here)', params: SessionParams, body: ModelBody, response: { 200: ModelResult, ...bodyErrors, ...errors(422) } },
-  }, async (req) => ({ model: m.get(req.params.id).setModel(req.body.model) }));
+  }, async (req) => ({ model: await m.command(m.get(req.params.id).id, { op: 'setModel', model: req.body.model }) }));
 
   app.post('/session/:id/approval', {
     schema: { operationId: 'setApproval', tags: ['settings'], summary: 'Switch the approval preset live', params: SessionParams, body: ApprovalBody, response: { 200: ApprovalResult, ...bodyErrors } },
-  }, async (req) => m.get(req.params.id).setApproval(req.body.preset));
+  }, async (req) => m.command(m.get(req.params.id).id, { op: 'setApproval', preset: req.body.preset }));
 
   app.get('/session/:id/sandbox', {
     schema: { operationId: 'getSandbox', tags: ['settings'], summary: 'The sandbox mode (fixed for the life of the server)', params: SessionParams, response: { 200: SandboxResult, ...sessionErrors } },
@@ -55,7 +58,7 @@ export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
       response: { 200: Ok, ...bodyErrors, ...errors(409) },
     },
   }, async (req) => {
-    m.get(req.params.id).respondPermission(req.body.id, req.body.decision, 'http');
+    await m.command(m.get(req.params.id).id, { op: 'respondPermission', requestId: req.body.id, decision: req.body.decision, by: 'http' });
     return { ok: true as const };
   });
 

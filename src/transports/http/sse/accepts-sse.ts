@@ -1,6 +1,6 @@
 /**
  * Whether an Accept header allows text/event-stream: absent, or a range that covers it
- * (`text/event-stream`, `text/*`, `*\/*`) with a q-value above 0. Checked before @fastify/sse,
+ * (`text/event-stream`, `text/*`, `*\/*`) with a q-value above 0. Checked before the stream opens,
  * whose own 406 body is not in ferret's error shape.
  */
 export function acceptsEventStream(accept: string | undefined): boolean {

@@ -4,8 +4,8 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodApp } from './context.js';
-import { errorBody } from './errors.js';
+import type { ZodApp } from '../context.js';
+import { errorBody } from '../errors.js';
 
 // The web console (console/, built into dist/console/) served on the same origin as the API.
 // Its few files are read once when the server starts and kept in memory, so no path from a URL

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { SessionHandle } from '../../core/index.js';
+import type { SessionHandle } from '../../../core/index.js';
 import type { FrameHubs, ReaderHandle } from './frame-hub.js';
 import type { FramePos } from './frames.js';
 

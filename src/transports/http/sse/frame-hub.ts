@@ -1,4 +1,4 @@
-import type { SessionHandle, SessionEvent } from '../../core/index.js';
+import type { SessionHandle, SessionEvent } from '../../../core/index.js';
 import { formatFrame, FrameMapper, isAfter, type FramePos } from './frames.js';
 import { ideFold } from './ide-frames.js';
 

@@ -1,5 +1,5 @@
-import type { SessionEvent } from '../../core/index.js';
-import { toFerretUpdate } from '../../core/index.js';
+import type { SessionEvent } from '../../../core/index.js';
+import { toFerretUpdate } from '../../../core/index.js';
 import { restoreIdeTranslator, type IdeTranslator } from './ide-frames.js';
 
 /** One SSE frame as it goes on the wire. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../core/index.js';
+import type { SessionEvent } from '../../../core/index.js';
 import { FrameMapper, isAfter, parseFrameId } from './frames.js';
 import { IdeTranslator } from './ide-frames.js';
 

@@ -1,5 +1,5 @@
-import type { HttpContext, ZodApp } from './context.js';
-import { describeSession } from './context.js';
+import type { HttpContext, ZodApp } from '../context.js';
+import { describeSession } from '../context.js';
 import {
   errors,
   guardErrors,
@@ -17,9 +17,12 @@ import {
   TurnAccepted,
   TurnResult,
   sessionErrors,
-} from './schemas.js';
+} from '../schemas.js';
 
-/** Session lifecycle routes: create, list, inspect, send a message, cancel. One request → one core call. */
+/**
+ * Session lifecycle routes: create, list, inspect, send a message, cancel. One request → one core
+ * call; a command goes through `manager.command`, which a fleet carries to the session's writer.
+ */
 export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
   const m = ctx.manager;
 
@@ -53,7 +56,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
       response: { 200: Ok, ...sessionErrors },
     },
   }, async (req) => {
-    await m.close(req.params.id);
+    await m.command(req.params.id, { op: 'close' });
     return { ok: true as const };
   });
 
@@ -106,19 +109,16 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
       response: { 200: TurnResult, 202: TurnAccepted, ...errors(400, 401, 403, 404, 409, 413, 415, 500) },
     },
   }, async (req, reply) => {
-    const s = m.get(req.params.id);
-    const { turnId, done } = s.startTurn(req.body.text, { origin: 'http' });
-    if (!req.query.wait) {
-      done.catch((err: unknown) => req.log.error({ err, sessionId: s.id, turnId }, 'turn failed'));
-      return reply.code(202).send({ turnId });
-    }
-    return reply.code(200).send(await done);
+    const id = m.get(req.params.id).id;
+    // Run here, or on the fleet server that writes the session (the same answer either way).
+    if (!req.query.wait) return reply.code(202).send(await m.command(id, { op: 'beginTurn', text: req.body.text, origin: 'http' }));
+    return reply.code(200).send(await m.command(id, { op: 'startTurn', text: req.body.text, origin: 'http' }));
   });
 
   app.post('/session/:id/cancel', {
     schema: { operationId: 'cancelTurn', tags: ['turns'], summary: 'Cancel the running turn (a no-op when none runs)', params: SessionParams, response: { 200: Ok, ...sessionErrors } },
   }, async (req) => {
-    m.get(req.params.id).cancel();
+    await m.command(m.get(req.params.id).id, { op: 'cancel' });
     return { ok: true as const };
   });
 }

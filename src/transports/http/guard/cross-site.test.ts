@@ -6,10 +6,10 @@ import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore, type Core } from '../../core/index.js';
-import { buildApp } from './app.js';
+import { createCore, type Core } from '../../../core/index.js';
+import { buildApp } from '../app.js';
 import { crossSiteRefusal, isOwnOrigin } from './cross-site.js';
-import type { ZodApp } from './context.js';
+import type { ZodApp } from '../context.js';
 
 // The browser-facing guard: every state-changing route (and the /acp mount) refuses cross-site
 // requests with or without a token; the console's login is a cookie plus a CSRF token; Bearer

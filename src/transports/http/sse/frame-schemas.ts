@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FerretUpdateSchema, TurnResultSchema } from '../../core/index.js';
+import { FerretUpdateSchema, TurnResultSchema } from '../../../core/index.js';
 
 // Every SSE frame `GET /session/:id/events` sends, as zod: the OpenAPI document describes each
 // event name with its data schema from these, so a generated client gets typed frames.

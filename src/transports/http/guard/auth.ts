@@ -3,10 +3,7 @@ import { isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BrowserSessions, cookieName, CSRF_HEADER, readCookie, sameSecret, type BrowserSession } from './browser-auth.js';
 import { crossSiteRefusal, SAFE_METHODS } from './cross-site.js';
-import { errorBody } from './errors.js';
-
-/** Routes anyone on the machine may call without the token (the login routes are still cross-site checked). */
-const PUBLIC_ROUTES = new Set(['/health', '/auth/session', '/auth/login']);
+import { errorBody } from '../errors.js';
 
 /** True for addresses only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
@@ -37,8 +34,6 @@ export interface GuardOptions {
   hosts: () => Set<string> | undefined;
   /** The web console's logins (cookie auth); none = Bearer only. */
   browser?: BrowserSessions | undefined;
-  /** Paths anyone may GET without the token besides /health (the console's own files). */
-  isPublic?: ((path: string) => boolean) | undefined;
 }
 
 /** How a request proved who it is: the Bearer token, a console login cookie, or nothing needed. */
@@ -59,16 +54,13 @@ export function cookieSession(req: FastifyRequest, browser: BrowserSessions | un
 }
 
 /**
- * One onRequest hook, in order: the Host check on every route; the cross-site check (cross-site.ts)
- * on every request that does not carry the right Bearer token; then auth on all but the public
- * routes: the Bearer token, or a console login cookie (plus its CSRF token on a state-changing
- * request).
+ * The onRequest hook every request passes (public routes, the 404 answer, ACP over HTTP), in
+ * order: the Host check; the cross-site check (cross-site.ts) on every request that does not
+ * carry the right Bearer token; who the request is (`ferretAuth`: the Bearer token, a console
+ * login cookie, or nothing), and a login cookie's CSRF token on a state-changing request.
+ * Whether a route needs a proof at all is `requireAuth`'s, hooked where the guarded routes are.
  */
-export function requestGuard(opts: GuardOptions) {
-  const forbidden = async (reply: FastifyReply, message: string) => {
-    await reply.code(403).type('application/json').send(errorBody('forbidden', message));
-    return reply;
-  };
+export function siteGuard(opts: GuardOptions) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const hosts = opts.hosts();
     const host = (req.headers.host ?? '').toLowerCase();
@@ -81,7 +73,6 @@ export function requestGuard(opts: GuardOptions) {
       const refusal = crossSiteRefusal(req);
       if (refusal) return forbidden(reply, refusal);
     }
-    const path = req.url.split('?')[0] ?? '';
     const login = cookieSession(req, opts.browser);
     if (bearer) req.ferretAuth = { via: 'bearer' };
     else if (login) req.ferretAuth = { via: 'cookie', ...login };
@@ -92,14 +83,23 @@ export function requestGuard(opts: GuardOptions) {
         return forbidden(reply, `missing or wrong ${CSRF_HEADER} header: a request made with the console's login cookie must carry its CSRF token`);
       }
     }
-    if (opts.token === undefined || PUBLIC_ROUTES.has(path) || (SAFE_METHODS.has(req.method) && opts.isPublic?.(path))) return;
-    if (!bearer && !login) {
-      await reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .type('application/json')
-        .send(errorBody('unauthorized', 'missing or wrong bearer token: send Authorization: Bearer $FERRET_SERVER_TOKEN'));
-      return reply;
-    }
   };
+}
+
+/** The onRequest hook of the guarded routes: with a token set, a request must have proved itself (siteGuard). */
+export function requireAuth(token: string | undefined) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (token === undefined || (req.ferretAuth !== undefined && req.ferretAuth.via !== 'none')) return;
+    await reply
+      .code(401)
+      .header('www-authenticate', 'Bearer')
+      .type('application/json')
+      .send(errorBody('unauthorized', 'missing or wrong bearer token: send Authorization: Bearer $FERRET_SERVER_TOKEN'));
+    return reply;
+  };
+}
+
+async function forbidden(reply: FastifyReply, message: string): Promise<FastifyReply> {
+  await reply.code(403).type('application/json').send(errorBody('forbidden', message));
+  return reply;
 }

@@ -1,27 +1,28 @@
 import { z } from 'zod';
-import { FerretError } from '../../core/index.js';
-import { HttpError } from './errors.js';
-import type { HttpContext, ZodApp } from './context.js';
+import { FerretError } from '../../../core/index.js';
+import { HttpError } from '../errors.js';
+import type { HttpContext, ZodApp } from '../context.js';
 import { parseFrameId } from './frames.js';
 import { acceptsEventStream } from './accepts-sse.js';
 import { SseFrameSchema } from './frame-schemas.js';
-import { errors, SessionParams } from './schemas.js';
+import { errors, SessionParams } from '../schemas.js';
 import type { FrameHubs } from './frame-hub.js';
 import { ideFold } from './ide-frames.js';
 import { SseSubscriber } from './sse-subscriber.js';
+import { SseStream } from '../../sse/sse-stream.js';
 
 const EventsHeaders = z.object({ 'last-event-id': z.string().optional() }).loose();
 
 /**
- * GET /session/:id/events. @fastify/sse sets the stream headers, keeps the connection and sends
- * the heartbeat; frames are written by SseSubscriber straight to the socket, because the plugin's
- * awaitable send() would park one listener per frame on a reader that does not drain.
+ * GET /session/:id/events. The one SSE writer (transports/sse) opens the stream and sends the
+ * heartbeat; frames are written by SseSubscriber straight to the socket, with its own pacing and
+ * backlog rules (an awaitable send per frame would park one listener per frame on a reader that
+ * does not drain).
  */
 export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseSubscriber>, hubs: FrameHubs): void {
   // The hubs start at any seq from the IDE translator's state, which the core keeps in the log (the CLI registers it at start).
   ctx.manager.useFold(ideFold);
   app.get('/session/:id/events', {
-    sse: { kind: 'only' },
     schema: {
       operationId: 'streamEvents',
       tags: ['events'],
@@ -37,7 +38,7 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
         ...errors(400, 401, 403, 404, 406, 500),
       },
     },
-    // Before @fastify/sse answers a wrong Accept itself, in a shape of its own.
+    // A client that cannot read the stream is told so before anything is opened.
     onRequest: async (req) => {
       if (!acceptsEventStream(req.headers.accept)) {
         throw new HttpError('not_acceptable', `Accept: "${req.headers.accept ?? ''}" does not allow text/event-stream, the only thing this route sends`);
@@ -50,14 +51,14 @@ export function eventRoutes(app: ZodApp, ctx: HttpContext, subscribers: Set<SseS
     if (last && !after) throw new FerretError('invalid_params', `Last-Event-ID: "${last}" is not a frame id of this server (expected SEQ or SEQ.K)`);
     const sub = new SseSubscriber(session, reply.raw, { after, maxBufferBytes: ctx.maxBufferBytes, stallMs: ctx.stallMs, logger: ctx.logger, hubs });
     subscribers.add(sub);
-    reply.sse.keepAlive();
-    reply.sse.onClose(() => {
+    // Headers Fastify's hooks set on the reply travel with the stream's own.
+    const stream = new SseStream(reply.raw, { cacheControl: 'no-cache', heartbeatMs: ctx.heartbeatMs, heartbeat: 'heartbeat', headers: reply.getHeaders() });
+    stream.onClose(() => {
       subscribers.delete(sub);
       sub.close(true);
     });
-    reply.sse.sendHeaders(200);
     // Commit the headers so the client sees the stream open; `retry:` makes EventSource come back after 1 s.
-    reply.raw.write(`: ferret events\nretry: ${ctx.retryMs ?? 1000}\n\n`);
+    stream.comment('ferret events', ctx.retryMs ?? 1000);
     sub.start();
   });
 }

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from './errors.js';
-import { cookieName, sameSecret, sessionCookie, type BrowserSessions } from './browser-auth.js';
-import type { ZodApp } from './context.js';
-import { AuthState, errors, LoginBody, Ok } from './schemas.js';
+import { HttpError } from '../errors.js';
+import { cookieName, sameSecret, sessionCookie, type BrowserSessions } from '../guard/browser-auth.js';
+import type { ZodApp } from '../context.js';
+import { AuthState, errors, LoginBody, Ok } from '../schemas.js';
 
 /** How long a wrong token waits before its 401: guessing online stays slow. */
 const WRONG_TOKEN_DELAY_MS = 250;
@@ -16,10 +16,10 @@ export interface AuthRouteOptions {
 const secure = (req: FastifyRequest) => req.protocol === 'https';
 
 /**
- * The web console's login: the token goes once in a POST body and comes back as an HttpOnly,
+ * The web console's login (public: these need no token): the token goes once in a POST body and comes back as an HttpOnly,
  * SameSite=Strict cookie plus a CSRF token for the page (docs/security.md, "The web console").
  */
-export function authRoutes(app: ZodApp, opts: AuthRouteOptions): void {
+export function loginRoutes(app: ZodApp, opts: AuthRouteOptions): void {
   app.get('/auth/session', {
     schema: {
       operationId: 'authState',
@@ -60,6 +60,10 @@ export function authRoutes(app: ZodApp, opts: AuthRouteOptions): void {
     return { tokenRequired: true, authenticated: true, csrfToken: session.csrf };
   });
 
+}
+
+/** Ending a login needs one (or the token): it is a guarded route. */
+export function authRoutes(app: ZodApp, opts: AuthRouteOptions): void {
   app.post('/auth/logout', {
     schema: {
       operationId: 'logout',

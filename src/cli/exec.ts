@@ -29,7 +29,7 @@ export async function exec(opts: ExecOptions, logger: Logger): Promise<number> {
   const core = createCore({ logger, ...coreOptions(opts) });
   let session: Session;
   try {
-    session = opts.resume ? core.manager.get(opts.resume) : core.manager.create({});
+    session = opts.resume ? await core.manager.open(opts.resume) : core.manager.create({});
   } catch (err) {
     await core.close();
     throw err;

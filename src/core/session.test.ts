@@ -147,7 +147,7 @@ describe('session lifecycle', () => {
     await new Promise((r) => setTimeout(r, 250));
     expect(m.liveCount).toBe(0);
     expect(existsSync(join(dir(s.id), 'lock'))).toBe(false); // the lock is given back
-    const back = m.get(s.id);
+    const back = await m.open(s.id);
     expect(back).not.toBe(s);
     expect(back.state).toMatchObject({ approval: 'suggest', mode: 'plan' });
     back.close();

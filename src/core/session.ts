@@ -288,7 +288,7 @@ export class Session implements TurnHost {
     if (this.loadError) throw new FerretError('storage', `session ${this.id}: its history could not be read (${errorText(this.loadError)})`);
   }
 
-  /** A checkpoint's fold states kept when its event was emitted, until the store acknowledges it (marksAreSeqs). */
+  /** A checkpoint's fold states kept when its event was emitted, until the store acknowledges it (marksKnown: appended). */
   private pendingCp: Checkpoint | undefined;
 
   /** After each batch of the log is written: a checkpoint every so often, a snapshot less often. */
@@ -314,13 +314,13 @@ export class Session implements TurnHost {
     if (this.following) return Promise.resolve(); // the writer keeps the snapshots
     // A short log folds faster than a snapshot is read: only longer ones get one.
     if (this.closed || this.seq === this.snapSeq || this.seq < SNAPSHOT_MIN_EVENTS) return Promise.resolve();
-    if (this.log.unavailable?.()) return Promise.resolve(); // its store away (Redis): the next load folds the log instead
+    if (this.log.unavailable()) return Promise.resolve(); // its store away (Redis): the next load folds the log instead
     this.log.flush();
     const end = this.log.written;
     if (end.seq !== this.seq) {
       // The file store writes in flush(): behind means a write is failing, nothing whole to keep.
-      // A store that writes asynchronously (Redis, which has `unavailable`) is drained first.
-      if (this.log.unavailable === undefined) return Promise.resolve();
+      // A store whose writes are acknowledged later (Redis) is drained first.
+      if (this.log.marksKnown === 'flushed') return Promise.resolve();
       const seq = this.seq;
       return this.log.drain().then((mark) => (mark.seq === seq && this.seq === seq ? this.snapshot() : undefined));
     }
@@ -369,7 +369,7 @@ export class Session implements TurnHost {
     applyEvent(this.st, event);
     this.folds.apply(event);
     // A store whose writes trail the session (Redis) is rarely written up to this.seq mid-turn: keep the states now.
-    if (this.log.marksAreSeqs && !this.pendingCp && event.seq - this.cp.seq >= CHECKPOINT_EVENTS) {
+    if (this.log.marksKnown === 'appended' && !this.pendingCp && event.seq - this.cp.seq >= CHECKPOINT_EVENTS) {
       this.pendingCp = { seq: event.seq, at: event.seq, folds: this.folds.save() };
     }
     // After the folds: a write this append triggers checkpoints their state after this event.
@@ -419,7 +419,7 @@ export class Session implements TurnHost {
    * instance, or the stream lost data): the manager lets it go and loads it afresh when asked.
    */
   get defunct(): boolean {
-    return !this.closed && !this.following && this.log.unavailable?.() !== undefined && this.deps.store.unavailable?.() === undefined;
+    return !this.closed && !this.following && this.log.unavailable() !== undefined && this.deps.store.unavailable() === undefined;
   }
 
   /**
@@ -492,7 +492,7 @@ export class Session implements TurnHost {
     if (this.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
     if (this.following) return this.remoteTurn(text, origin);
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
-    const down = this.log.unavailable?.();
+    const down = this.log.unavailable();
     if (down) throw new FerretError('storage', `cannot start a turn: ${down.message}`, down.data);
     if (this.running) {
       throw new FerretError(

@@ -23,16 +23,10 @@ function firstKey(o: object): string | undefined {
  * first (nothing is copied then); this only guarantees it.
  */
 function dataJson(e: SessionEvent): string {
-  switch (e.type) {
-    case 'tool_call_progress':
-    case 'tool_call_end':
-      if (firstKey(e.data) !== 'callId') return JSON.stringify(Object.assign({ callId: e.data.callId }, e.data));
-      break;
-    case 'message':
-      if (firstKey(e.data.message) !== 'role') return JSON.stringify({ ...e.data, message: Object.assign({ role: e.data.message.role }, e.data.message) });
-      break;
-    default:
-      break;
+  if (e.type === 'tool_call_progress' || e.type === 'tool_call_end') {
+    if (firstKey(e.data) !== 'callId') return JSON.stringify(Object.assign({ callId: e.data.callId }, e.data));
+  } else if (e.type === 'message') {
+    if (firstKey(e.data.message) !== 'role') return JSON.stringify({ ...e.data, message: Object.assign({ role: e.data.message.role }, e.data.message) });
   }
   return JSON.stringify(e.data);
 }

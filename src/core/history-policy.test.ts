@@ -30,7 +30,7 @@ const shuffled = fc.boolean();
 
 type Draft = Pick<SessionEvent, 'type' | 'data'>;
 const draft: fc.Arbitrary<Draft> = fc.oneof(
-  { weight: 6, arbitrary: text.map((t) => ({ type: 'message_chunk', data: { turnId: 't', text: t } }) as Draft) },
+  { weight: 6, arbitrary: text.map((t): Draft => ({ type: 'message_chunk', data: { turnId: 't', text: t } })) },
   {
     weight: 2,
     arbitrary: fc.tuple(role, text, fc.jsonValue({ maxDepth: 2 }), shuffled).map(([r, t, args, odd]): Draft => {
@@ -42,24 +42,24 @@ const draft: fc.Arbitrary<Draft> = fc.oneof(
           : r === 'user'
             ? { role: 'user' as const, text: t }
             : { role: 'tool' as const, results: [{ callId: 'a', name: 'bash', status: 'completed' as const, output: t }] };
-      return { type: 'message', data: { turnId: 't', message } } as Draft;
+      return { type: 'message', data: { turnId: 't', message } };
     }),
   },
   {
     weight: 3,
-    arbitrary: fc.tuple(callId, text, shuffled).map(([c, t, odd]) => ({ type: 'tool_call_progress', data: odd ? { text: t, stream: 'stdout', callId: c } : { callId: c, stream: 'stdout', text: t } }) as Draft),
+    arbitrary: fc.tuple(callId, text, shuffled).map(([c, t, odd]): Draft => ({ type: 'tool_call_progress', data: odd ? { text: t, stream: 'stdout', callId: c } : { callId: c, stream: 'stdout', text: t } })),
   },
   {
     weight: 2,
-    arbitrary: fc.tuple(callId, text, fc.constantFrom<number | null | undefined>(0, 1, null, undefined), shuffled).map(([c, t, exit, odd]) => {
+    arbitrary: fc.tuple(callId, text, fc.constantFrom<number | null | undefined>(0, 1, null, undefined), shuffled).map(([c, t, exit, odd]): Draft => {
       const data = { callId: c, tool: 'bash', status: exit === undefined ? ('failed' as const) : ('completed' as const), output: t, durationMs: 1, ...(exit !== undefined ? { exitCode: exit } : {}) };
-      return { type: 'tool_call_end', data: odd ? { output: t, ...data } : data } as Draft;
+      return { type: 'tool_call_end', data: odd ? Object.assign({ output: t }, data) : data };
     }),
   },
-  { weight: 1, arbitrary: fc.tuple(callId, fc.jsonValue({ maxDepth: 2 })).map(([c, args]) => ({ type: 'tool_call_start', data: { turnId: 't', callId: c, tool: 'bash', args, kind: 'execute', title: 't', locations: [] } }) as Draft) },
-  { weight: 1, arbitrary: text.map((t) => ({ type: 'reasoning_chunk', data: { turnId: 't', text: t } }) as Draft) },
-  { weight: 1, arbitrary: text.map((t) => ({ type: 'notice', data: { level: 'info', text: t } }) as Draft) },
-  { weight: 1, arbitrary: text.map((t) => ({ type: 'turn_start', data: { turnId: 't', text: t } }) as Draft) },
+  { weight: 1, arbitrary: fc.tuple(callId, fc.jsonValue({ maxDepth: 2 })).map(([c, args]): Draft => ({ type: 'tool_call_start', data: { turnId: 't', callId: c, tool: 'bash', args, kind: 'execute', title: 't', locations: [] } })) },
+  { weight: 1, arbitrary: text.map((t): Draft => ({ type: 'reasoning_chunk', data: { turnId: 't', text: t } })) },
+  { weight: 1, arbitrary: text.map((t): Draft => ({ type: 'notice', data: { level: 'info', text: t } })) },
+  { weight: 1, arbitrary: text.map((t): Draft => ({ type: 'turn_start', data: { turnId: 't', text: t } })) },
 );
 
 /** A log: its events in seq order, where a read starts (`after`) and where the replay began (`upTo`, 0: not a history read). */

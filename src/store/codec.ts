@@ -20,20 +20,24 @@ function firstKey(o: object): string | undefined {
 /**
  * The data of an event with the fields the fast path reads from the raw line first: a
  * progress's or an end's `callId`, a message's `role`. Events the core builds already have them
- * first (nothing is copied then); this only guarantees it.
+ * first (then nothing is copied); this only guarantees it.
  */
-function dataJson(e: SessionEvent): string {
+function orderedData(e: SessionEvent): unknown {
   if (e.type === 'tool_call_progress' || e.type === 'tool_call_end') {
-    if (firstKey(e.data) !== 'callId') return JSON.stringify(Object.assign({ callId: e.data.callId }, e.data));
+    if (firstKey(e.data) !== 'callId') return Object.assign({ callId: e.data.callId }, e.data);
   } else if (e.type === 'message') {
-    if (firstKey(e.data.message) !== 'role') return JSON.stringify({ ...e.data, message: Object.assign({ role: e.data.message.role }, e.data.message) });
+    if (firstKey(e.data.message) !== 'role') return { ...e.data, message: Object.assign({ role: e.data.message.role }, e.data.message) };
   }
-  return JSON.stringify(e.data);
+  return e.data;
 }
 
-/** An event as one line (without its newline), keys in the codec's order. */
+/**
+ * An event as one line (without its newline), keys in the codec's order. A literal in that order
+ * handed to JSON.stringify: within a few per cent of stringifying the event itself (a template of
+ * the fields stringified one by one cost a third more).
+ */
 export function encodeEvent(e: SessionEvent): string {
-  return `{"seq":${e.seq},"sessionId":${JSON.stringify(e.sessionId)},"ts":${e.ts},"type":${JSON.stringify(e.type)},"data":${dataJson(e)}}`;
+  return JSON.stringify({ seq: e.seq, sessionId: e.sessionId, ts: e.ts, type: e.type, data: orderedData(e) });
 }
 
 /** Why a line did not decode: not JSON (a torn line, when it is the last), or JSON that is not an event. */

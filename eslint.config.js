@@ -38,6 +38,20 @@ export default tseslint.config(
     rules: { 'no-console': 'error' },
   },
   {
+    // The environment is read once, in cli/ (cli/environment.ts): the core gets its values through
+    // createCore's options, the transports through their start options, commands as data.
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/cli/**',
+      '**/*.test.ts',
+      // Temporary: removed when the sandbox front door lands (sandbox/ then gets its values as options too).
+      'src/sandbox/**',
+    ],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read the environment in src/cli/ (cli/environment.ts) and pass the value down as an option' }],
+    },
+  },
+  {
     // The web console (console/) is browser code with its own tsconfig (DOM, JSX): docs/console.md.
     files: ['console/**/*.ts', 'console/**/*.tsx'],
     languageOptions: { globals: globals.browser, parserOptions: { project: './console/tsconfig.json', tsconfigRootDir: import.meta.dirname } },

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { APPROVAL_PRESETS, ApprovalPresetSchema, SANDBOX_MODES, SandboxModeSchema, type ApprovalPreset, type SandboxMode, type SessionFold } from '../core/index.js';
 import { ideFold } from '../transports/http/ide-frames.js';
+import type { Environment } from './environment.js';
 
 /** A flag the person got wrong: the message names it and what it accepts (exit code 2). */
 export class FlagError extends Error {}
@@ -33,11 +34,22 @@ export interface AgentOptions {
  * that keeps fewer leaves them out of the checkpoints and snapshot it writes, and the next
  * process that needs them folds the whole log again.
  */
-export const CLI_FOLDS: readonly SessionFold[] = [ideFold];
+const CLI_FOLDS: readonly SessionFold[] = [ideFold];
 
-/** The agent flags as createCore takes them (serve and exec build their core the same way, with the same folds). */
-export function coreOptions(o: AgentOptions) {
-  return { cwd: o.cwd, model: o.model, sandbox: o.sandbox, approval: o.approval, allowedTools: o.allowedTools, permissionTimeoutMs: o.permissionTimeoutMs, folds: [...CLI_FOLDS] };
+/** The agent flags and the environment as createCore takes them (serve and exec build their core the same way, with the same folds). */
+export function coreOptions(o: AgentOptions, env: Environment) {
+  return {
+    cwd: o.cwd,
+    model: o.model,
+    sandbox: o.sandbox,
+    approval: o.approval,
+    allowedTools: o.allowedTools,
+    permissionTimeoutMs: o.permissionTimeoutMs,
+    folds: [...CLI_FOLDS],
+    env: env.vars,
+    home: env.home,
+    ...(env.maxOpenLogs !== undefined ? { maxOpenLogs: env.maxOpenLogs } : {}),
+  };
 }
 
 /** `--flag 30` (seconds, decimals allowed) → ms; a clear error naming the flag otherwise. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { createCore, type Session, type SessionEvent, type StopReason } from '../core/index.js';
+import { createCore, type SessionHandle, type SessionEvent, type StopReason } from '../core/index.js';
 import { coreOptions, type AgentOptions } from './agent-options.js';
+import type { Environment } from './environment.js';
 
 export interface ExecOptions extends AgentOptions {
   prompt: string;
@@ -25,9 +26,9 @@ export const EXIT = {
  * stderr, the final assistant text (or, with --json, every event) to stdout. Nobody is there to
  * answer a permission question, so one that comes up is denied, and the exit code says so.
  */
-export async function exec(opts: ExecOptions, logger: Logger): Promise<number> {
-  const core = createCore({ logger, ...coreOptions(opts) });
-  let session: Session;
+export async function exec(opts: ExecOptions, logger: Logger, env: Environment): Promise<number> {
+  const core = createCore({ logger, ...coreOptions(opts, env) });
+  let session: SessionHandle;
   try {
     session = opts.resume ? await core.manager.open(opts.resume) : core.manager.create({});
   } catch (err) {
@@ -59,7 +60,7 @@ export async function exec(opts: ExecOptions, logger: Logger): Promise<number> {
   const onStdoutError = () => session.cancel();
   process.stdout.on('error', onStdoutError);
   try {
-    const result = await session.startTurn(opts.prompt, 'exec').done;
+    const result = await session.startTurn(opts.prompt, { origin: 'exec' }).done;
     if (!opts.json) process.stdout.write(result.message.text.endsWith('\n') || result.message.text === '' ? result.message.text : `${result.message.text}\n`);
     if (result.error) process.stderr.write(`ferret exec: ${result.error}\n`);
     return exitCode(result.stopReason, denied);

@@ -21,9 +21,9 @@ const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 4
  * Logs go to fd 2 only: stdout is the ACP channel. JSON lines, except for a person at a
  * terminal, who gets pino-pretty (loaded only then, so an editor's spawn never pays for it).
  * The pino logger itself is built when the first line at or above `level` is logged, or when
- * anything else of it is used.
+ * anything else of it is used. `given` is FERRET_LOG_LEVEL, else the command's default.
  */
-export function createLogger(given = process.env['FERRET_LOG_LEVEL'] ?? 'info'): Logger {
+export function createLogger(given: string): Logger {
   // Checked now, as pino would at its start: a bad level is a start-up error, not a crash at the first line.
   const level = given.trim().toLowerCase();
   if (!(level in LEVELS)) throw new Error(`FERRET_LOG_LEVEL: unknown level "${given}"; expected one of ${Object.keys(LEVELS).join(', ')}`);

@@ -1,6 +1,7 @@
 // The CLI itself: commands, flags, and the lazy load of what each command runs. The bin
 // (boot.ts, dist/cli/main.js) sets V8 up and loads this with the cached compiled code.
 import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES } from '../core/index.js';
+import { readEnvironment, type Environment } from './environment.js';
 import { createLogger } from './logger.js';
 import { FlagError, parseAgentOptions } from './agent-options.js';
 import { commandHelp, groupHelp, parseCommand, type CommandSpec, type FlagSpec } from './argv.js';
@@ -61,49 +62,46 @@ const FERRET_HELP = groupHelp(['ferret'], 'ferret: a coding-agent server for edi
   { usage: 'exec [options] [prompt]', description: EXEC.description },
 ]);
 
-async function serveCommand(argv: string[]): Promise<void> {
-  let opts;
-  try {
-    opts = parseServeOptions(parseCommand(SERVE, argv).values, BUILTIN_TOOL_IDS);
-  } catch (err) {
-    if (err instanceof FlagError) {
-      process.stderr.write(`chimera ferret serve: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const logger = createLogger();
+async function serveCommand(argv: string[], env: Environment): Promise<void> {
+  const opts = await flags('serve', async () => parseServeOptions(parseCommand(SERVE, argv).values, BUILTIN_TOOL_IDS, env.vars));
+  const logger = createLogger(env.logLevel ?? 'info');
   try {
     const { serve } = await import('./serve.js');
-    await serve(opts, logger);
+    await serve(opts, logger, env);
   } catch (err) {
     process.stderr.write(`chimera ferret serve: ${(err as Error).message}\n`);
     process.exit(1);
   }
 }
 
-async function execCommand(argv: string[]): Promise<void> {
-  let opts;
-  try {
+async function execCommand(argv: string[], env: Environment): Promise<void> {
+  const opts = await flags('exec', async () => {
     const { values: raw, argument: prompt } = parseCommand(EXEC, argv);
     const agent = parseAgentOptions(raw, BUILTIN_TOOL_IDS);
     const text = prompt ?? (process.stdin.isTTY ? '' : await readStdin());
     if (!text.trim()) throw new FlagError('a prompt is needed: give it as an argument or on stdin');
-    opts = { ...agent, prompt: text, json: raw['json'] === true, resume: typeof raw['resume'] === 'string' ? raw['resume'] : undefined };
-  } catch (err) {
-    if (err instanceof FlagError) {
-      process.stderr.write(`chimera ferret exec: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const logger = createLogger(process.env['FERRET_LOG_LEVEL'] ?? 'warn');
+    return { ...agent, prompt: text, json: raw['json'] === true, resume: typeof raw['resume'] === 'string' ? raw['resume'] : undefined };
+  });
+  const logger = createLogger(env.logLevel ?? 'warn');
   try {
     const { exec } = await import('./exec.js');
-    process.exitCode = await exec(opts, logger);
+    process.exitCode = await exec(opts, logger, env);
   } catch (err) {
     process.stderr.write(`chimera ferret exec: ${(err as Error).message}\n`);
     process.exitCode = 1;
+  }
+}
+
+/** The command's options from `parse`; a flag the person got wrong is said on stderr, and exits 2. */
+async function flags<T>(command: string, parse: () => Promise<T>): Promise<T> {
+  try {
+    return await parse();
+  } catch (err) {
+    if (err instanceof FlagError) {
+      process.stderr.write(`chimera ferret ${command}: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
   }
 }
 
@@ -149,7 +147,9 @@ async function main(argv: string[]): Promise<void> {
   const spec = command === 'serve' ? SERVE : command === 'exec' ? EXEC : undefined;
   if (!spec) return fail(`unknown command 'ferret ${command}'`, FERRET_HELP);
   if (help || wantsHelp(rest)) return show(commandHelp(spec));
-  return spec === SERVE ? serveCommand(rest) : execCommand(rest);
+  // The environment, read once: what the core and the transports take of it comes from here.
+  const env = readEnvironment();
+  return spec === SERVE ? serveCommand(rest, env) : execCommand(rest, env);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -5,7 +5,7 @@ import { AgentFlagsSchema, FlagError, parseAgentOptions, seconds, type AgentOpti
 export { FlagError } from './agent-options.js';
 
 /** Flag values as cli/argv.ts parses them → validated serve options; each failure names the flag and what it accepts. */
-export const ServeFlagsSchema = AgentFlagsSchema.extend({
+const ServeFlagsSchema = AgentFlagsSchema.extend({
   http: z.boolean().default(false),
   port: z.string().default('5173'),
   host: z.string().default('127.0.0.1'),
@@ -30,7 +30,8 @@ export interface ServeOptions extends AgentOptions {
   store: string | undefined;
 }
 
-export function parseServeOptions(raw: unknown, knownTools: readonly string[], env: NodeJS.ProcessEnv = process.env): ServeOptions {
+/** `env`: the environment's copy (FERRET_STORE, FERRET_ACP_LEGACY). */
+export function parseServeOptions(raw: unknown, knownTools: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
   const f = ServeFlagsSchema.parse(raw);
   const agent = parseAgentOptions(raw, knownTools);
   const port = Number(f.port);

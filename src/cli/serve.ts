@@ -4,24 +4,25 @@ import { connectFleetStore, createCore, readServerConfig, type FleetStore } from
 import { AcpConnection } from '../transports/acp/connection.js';
 import { LineChannel, MAX_LINE_BYTES } from '../transports/acp/line-channel.js';
 import { coreOptions } from './agent-options.js';
+import type { Environment } from './environment.js';
 import type { ServeOptions } from './serve-options.js';
 import { VERSION } from './version.js';
 
 const SHUTDOWN_DEADLINE_MS = 5000;
 
 /** The composition root: builds the core once and starts the transports that share it. */
-export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
-  const { config } = readServerConfig();
+export async function serve(opts: ServeOptions, logger: Logger, env: Environment): Promise<void> {
+  const { config } = readServerConfig(env.home);
   // Fleet mode (--store, FERRET_STORE, config.json `store`): Redis, connected before anything is served; else files.
   const storeUrl = opts.store ?? config.store;
-  const fleet: FleetStore | undefined = storeUrl !== undefined ? await connectFleetStore(storeUrl, logger) : undefined;
+  const fleet: FleetStore | undefined = storeUrl !== undefined ? await connectFleetStore(storeUrl, logger, env.leaseTtlMs !== undefined ? { leaseTtlMs: env.leaseTtlMs } : {}) : undefined;
   // coreOptions brings the folds kept in every log (stdio too): a later --http server starts SSE readers at any seq.
   const core = createCore({
     logger,
-    ...coreOptions(opts),
+    ...coreOptions(opts, env),
     clientRequestTimeoutMs: opts.clientTimeoutMs,
     config,
-    ...(fleet ? { store: fleet.store, audit: fleet.audit } : {}),
+    ...(fleet ? { store: fleet.store, audit: fleet.audit, fleet: fleet.fleet } : {}),
     // Last in the warm-up: the next start compiles none of what ran so far (chunks loaded later,
     // such as a real provider's, are kept a few seconds after they load).
     warmSteps: [{ name: 'compiled code', run: async () => (await import('./code-cache.js')).saveCodeCache() }],
@@ -59,7 +60,6 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
       import('../transports/acp/http-stream.js'),
       import('../transports/acp/path-http-handler.js'),
     ]);
-    const token = process.env['FERRET_SERVER_TOKEN'] || undefined;
     // ACP over streamable HTTP at /acp: the same sessions, behind the same token and Host checks.
     // /acp/{name}: the same, in the path-scoped profile acp-http-client speaks (docs/ide.md).
     const acpOpts = { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs, legacyUpdates: opts.acpLegacy };
@@ -69,10 +69,11 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
       { path: '/acp', handle: (req: IncomingMessage, res: ServerResponse) => acp.handle(req, res) },
       { path: ACP_PATH_PREFIX, prefix: true, handle: (req: IncomingMessage, res: ServerResponse) => acpPath.handle(req, res) },
     ];
-    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token, version: VERSION, sandbox: opts.sandbox, mounts });
+    const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token: env.serverToken, version: VERSION, sandbox: opts.sandbox, mounts, ...env.http });
     closers.push(() => http.close(), () => acp.close(), () => acpPath.close());
     // A fleet server says where it listens, so the others can send it commands for its sessions.
-    if (fleet) await manager.advertise(advertisedUrl(http.url));
+    // FERRET_ADVERTISE_URL, else the address it listens on.
+    if (fleet) await fleet.advertise(env.advertiseUrl ?? http.url);
     logger.info({ url: http.url }, 'listening');
   }
 
@@ -87,9 +88,4 @@ export async function serve(opts: ServeOptions, logger: Logger): Promise<void> {
       else logger.info('stdin closed; HTTP keeps serving');
     });
   }
-}
-
-/** Where the rest of the fleet reaches this server: FERRET_ADVERTISE_URL, else the address it listens on. */
-function advertisedUrl(listening: string): string {
-  return process.env['FERRET_ADVERTISE_URL'] || listening;
 }

@@ -9,6 +9,7 @@ import { buildRuleSet, type RuleSet } from '../sandbox/rules.js';
 import { protectStateRoot } from '../sandbox/state-roots.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
+import { logFds } from '../store/fd-pool.js';
 import { FileSessionStore } from '../store/file-store.js';
 import { auditFile, chimeraHome, ensureHome } from '../store/paths.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -16,7 +17,10 @@ import { createMcpPool } from '../tools/mcp-pool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { loadConfig, mcpSpecs } from './config-file.js';
 import type { SessionFold } from './folds.js';
-import { DEFAULT_LIMITS, SessionManager, type SessionDefaults, type SessionLimits } from './session-manager.js';
+import type { SessionDefaults, Sessions } from './api.js';
+import type { Fleet } from './fleet/fleet.js';
+import { LocalOpener } from './sessions/local-opener.js';
+import { DEFAULT_LIMITS, SessionManager, type SessionLimits } from './sessions/session-manager.js';
 import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
 import { toolSpec } from './tool-runner.js';
 import type { SessionDeps } from './turn-host.js';
@@ -32,9 +36,13 @@ export interface CoreOptions {
   model?: string | undefined;
   mode?: AgentMode;
   allowedTools?: readonly string[] | undefined;
-  /** Default process.env: where keys, FERRET_MODEL and CHIMERA_HOME are read. */
-  env?: NodeJS.ProcessEnv;
-  /** Default CHIMERA_HOME from env. */
+  /**
+   * The environment, as data (the CLI reads it once; tests pass `{}`): provider keys,
+   * FERRET_MODEL, FERRET_SESSION_IDLE_MS, FERRET_MAX_LIVE_SESSIONS, CHIMERA_HOME when `home` is
+   * not given, and what commands may see of it (the sandbox's allowlist picks).
+   */
+  env: NodeJS.ProcessEnv;
+  /** Default CHIMERA_HOME from env, else ~/.chimera. */
   home?: string;
   /** Default: $CHIMERA_HOME/ferret/config.json (absent is fine, malformed throws naming the field). */
   config?: FerretConfig;
@@ -46,10 +54,14 @@ export interface CoreOptions {
   tuning?: FactoryTuning;
   /** Folds kept at every seq in the log's checkpoints (the CLI registers the SSE IDE-frame translator's). */
   folds?: readonly SessionFold[];
-  /** How long idle sessions stay in memory; default config.json's, FERRET_SESSION_IDLE_MS / FERRET_MAX_LIVE_SESSIONS, else 10 min and 256. */
+  /** How long idle sessions stay in memory; default FERRET_SESSION_IDLE_MS / FERRET_MAX_LIVE_SESSIONS, config.json's, else 10 min and 1024. */
   limits?: Partial<SessionLimits>;
+  /** Descriptors the process's session logs may hold at once (FERRET_MAX_OPEN_LOGS); default a quarter of the open-file limit. */
+  maxOpenLogs?: number;
   /** Where sessions are kept (default: files under CHIMERA_HOME). */
   store?: SessionStore;
+  /** Fleet mode: the fleet this server joins (connectFleetStore builds it with the Redis store). */
+  fleet?: Fleet | undefined;
   /** Where permission decisions are kept (default: CHIMERA_HOME/ferret/audit.jsonl); fleet mode passes the Redis one with its store. */
   audit?: AuditStore;
   /** Warm the first tool call's dependencies when the server is quiet (default true). */
@@ -65,7 +77,7 @@ export interface CoreSettings {
 
 /** The whole core, built once; transports reach it through `manager` and the session handles. */
 export interface Core {
-  readonly manager: SessionManager;
+  readonly manager: Sessions;
   readonly home: string;
   readonly defaults: SessionDefaults;
   /** Settings the transports apply (from config.json or flags). */
@@ -74,10 +86,15 @@ export interface Core {
   close(): Promise<void>;
 }
 
+/** The core as its own tests see it: the session table itself, its sessions with their insides. */
+export interface CoreInternals extends Core {
+  readonly manager: SessionManager;
+}
+
 /** Builds providers, tools, rules, audit, the MCP pool and the session manager from config and env. */
-export function createCore(opts: CoreOptions): Core {
-  // A copy: reading process.env goes through the C++ environ on every access, and every command reads all of it.
-  const env = opts.env ?? { ...process.env };
+export function createCore(opts: CoreOptions): CoreInternals {
+  const env = opts.env;
+  if (opts.maxOpenLogs !== undefined) logFds.setMax(opts.maxOpenLogs);
   const home = opts.home ?? chimeraHome(env);
   const config = opts.config ?? loadConfig(home);
   guardState(home, config, opts.logger);
@@ -118,7 +135,11 @@ export function createCore(opts: CoreOptions): Core {
     sandbox: opts.sandbox,
     approval: opts.approval,
   };
-  const manager = new SessionManager(deps, defaults, sessionLimits(opts.limits, config, env));
+  const local = new LocalOpener(deps, defaults.sandbox);
+  // A fleet decides per session whether this server writes it or follows the one that does.
+  const source = opts.fleet ? opts.fleet.source(deps, local, defaults.sandbox) : local;
+  const manager = new SessionManager(deps, defaults, local, source, sessionLimits(opts.limits, config, env));
+  opts.fleet?.serve(manager);
   const warmer = opts.warm === false ? undefined : startWarmer(manager, deps, opts.sandbox, opts.warmSteps ?? []);
   let closing: Promise<void> | undefined;
   return {
@@ -195,7 +216,7 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
     { name: 'tools', run: () => deps.loadTools?.() ?? Promise.resolve() },
     // Each tool's JSON schema, and its zod schema's first parse (zod compiles a fast path then).
     { name: 'tool schemas', run: async () => void deps.tools.list().map((t) => (toolSpec(t), t.schema.safeParse({}))) },
-    { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner() },
+    { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner(deps.env) },
     { name: 'shell parser', run: async () => (await import('../sandbox/shell-parse.js')).loadBashParser() },
     { name: 'bash classifier', run: async () => (await import('../sandbox/bash-approval.js')).bashApproval('ls -la | head -n 3', deps.rules) },
     ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap() }] : []),

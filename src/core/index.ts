@@ -1,17 +1,33 @@
 // The core's public face: transports and the CLI import from here and nowhere else in the core.
-export { createCore } from './create-core.js';
+// Interfaces only: a transport holds `Sessions` and `SessionHandle`s, never a class of the core.
+import { createCore as buildCore, type Core, type CoreOptions } from './create-core.js';
+
+/** Builds the core once: providers, tools, rules, audit, MCP, and the sessions transports reach. */
+export function createCore(opts: CoreOptions): Core {
+  return buildCore(opts);
+}
 export type { Core, CoreOptions, CoreSettings } from './create-core.js';
-export { connectFleetStore, readServerConfig } from './fleet.js';
-export type { FleetStore, FleetStoreOptions } from './fleet.js';
+export { connectFleetStore, readServerConfig } from './fleet/connect.js';
+export type { FleetStore, FleetStoreOptions } from './fleet/connect.js';
+export type { Fleet } from './fleet/fleet.js';
 export type { StoreStatus } from '../store/session-store.js';
-export { SessionManager } from './session-manager.js';
-export type { NewSessionOptions, SessionDefaults } from './session-manager.js';
-export { Session } from './session.js';
-export type { AttachOptions, ClientAttachment } from './session.js';
-export type { SessionDeps } from './turn-host.js';
+export type {
+  AttachOptions,
+  ClientAttachment,
+  ListPage,
+  ListQuery,
+  NewSessionOptions,
+  QueuedTurnOptions,
+  SessionDefaults,
+  SessionHandle,
+  Sessions,
+  StartedTurn,
+  TurnOptions,
+} from './api.js';
+export type { SessionState } from './session-state.js';
 export type { SessionFold } from './folds.js';
-export type { Subscription, SubscribeOptions } from './bus.js';
-export type { ListPage, ListQuery, SessionLimits } from './session-manager.js';
+export type { Listener, Subscription, SubscribeOptions } from './bus.js';
+export type { SessionLimits } from './sessions/session-manager.js';
 export type { Tool } from '../tools/define.js';
 export type { Credential, ModelChoice } from '../providers/catalog.js';
 export * from '../protocol/index.js';

@@ -5,8 +5,8 @@ import pino from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../providers/provider.js';
 import type { ApprovalPreset, EventOf, EventType, SessionEvent, ToolResult } from '../protocol/index.js';
-import { createCore, type Core } from './create-core.js';
-import type { Session } from './session.js';
+import { createCore, type CoreInternals as Core } from './create-core.js';
+import type { LiveSession as Session } from './sessions/live-session.js';
 import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
 
 // The tool runner through real turns: a scripted model asks for tool calls, real files in temp dirs.

@@ -110,7 +110,7 @@ async function steps(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
     host.emit({ type: 'sandbox_violation', data: { callId: call.id, tool: tool.id, path: placed.real, mode: sandbox, reason: placed.reason } });
     return { status: 'failed', output: `sandbox (${sandbox}) refused ${tool.id}: ${placed.reason}` };
   }
-  tool.prepare?.(sandbox);
+  tool.prepare?.(sandbox, host.deps.env);
   const decision = await decideCall(host, tool, args, placed.reals);
   const refused = await gate(host, run, tool, args, decision);
   if (refused) return refused;

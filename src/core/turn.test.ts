@@ -5,8 +5,8 @@ import pino from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../providers/provider.js';
 import { ConfigSchema, FerretError, type EventOf, type EventType, type SessionEvent } from '../protocol/index.js';
-import { createCore, type Core } from './create-core.js';
-import type { Session } from './session.js';
+import { createCore, type CoreInternals as Core } from './create-core.js';
+import type { LiveSession as Session } from './sessions/live-session.js';
 
 // The agent loop as a client sees it: an in-process core, a scripted model, the session's events.
 
@@ -196,7 +196,7 @@ describe('a turn streams text and ends', () => {
     const { core } = newCore();
     const s = core.manager.create({ model: script({ responses: [{ chunks: ['a'] }, { chunks: ['b'] }] }) });
     const events = record(s);
-    await s.startTurn('first', 'client-42').done;
+    await s.startTurn('first', { origin: 'client-42' }).done;
     await s.startTurn('second').done;
     const starts = ofType(events, 'turn_start');
     expect(starts.map((e) => e.data)).toEqual([

@@ -69,4 +69,3 @@ export const FerretUpdateSchema = lazySchema(() =>
   ]),
 );
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;
-export type FerretUpdateKind = FerretUpdate['kind'];

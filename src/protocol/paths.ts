@@ -1,8 +1,8 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 
-/** Root of all state: CHIMERA_HOME, else ~/.chimera. Read per call so tests can point it elsewhere. */
-export function chimeraHome(env: NodeJS.ProcessEnv = process.env): string {
+/** Root of all state: CHIMERA_HOME in `env` (the CLI's copy of the environment), else ~/.chimera. */
+export function chimeraHome(env: NodeJS.ProcessEnv): string {
   const h = env['CHIMERA_HOME'];
   return h && h.length > 0 ? h : join(homedir(), '.chimera');
 }

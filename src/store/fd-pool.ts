@@ -64,15 +64,10 @@ export class FdPool {
 }
 
 /**
- * The process's pool: FERRET_MAX_OPEN_LOGS descriptors, by default a quarter of the process's
- * open-file limit (64 to 1024): sockets, child pipes and everything else keep the rest.
+ * The process's pool: a quarter of the process's open-file limit (64 to 1024), so sockets, child
+ * pipes and everything else keep the rest; createCore's maxOpenLogs (FERRET_MAX_OPEN_LOGS) sets it.
  */
-export const logFds = new FdPool(envInt('FERRET_MAX_OPEN_LOGS') ?? Math.min(1024, Math.max(64, Math.floor(openFileLimit() / 4))));
-
-function envInt(name: string): number | undefined {
-  const v = Number(process.env[name]);
-  return Number.isInteger(v) && v > 0 ? v : undefined;
-}
+export const logFds = new FdPool(Math.min(1024, Math.max(64, Math.floor(openFileLimit() / 4))));
 
 /** The soft RLIMIT_NOFILE (Linux: /proc/self/limits; elsewhere a common default). */
 function openFileLimit(): number {

@@ -180,12 +180,11 @@ export interface SessionStore {
   listMetas(opts: ListOptions): Promise<MetaPage>;
   /** Writes what is still queued (metas, index lines). */
   flush(): Promise<void>;
-  /** Set by a store shared by several servers (Redis): how sessions are shared between them. */
-  readonly fleet?: FleetSeam;
 }
 
 /**
- * What a store shared by a fleet of servers adds: who writes each session (its lease), a
+ * What a store shared by a fleet of servers (Redis) offers besides the SessionStore seam, handed
+ * to the core apart from it (createCore's `fleet` option, built by connectFleetStore): who writes each session (its lease), a
  * read-only view of a session another server writes (its log followed as it grows), and where
  * each live server is reachable, so a command can be sent to the server that runs the session.
  */

@@ -10,7 +10,7 @@ import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';
 
 /** Output kept per call (progress and result alike); the rest is drained and dropped. */
-export const BASH_OUTPUT_CAP = 256 * 1024;
+const BASH_OUTPUT_CAP = 256 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
 /**
@@ -18,9 +18,9 @@ const MAX_TIMEOUT_MS = 600_000;
  * roughly 50-150 µs per syntax node, so a dense 16 KiB script already costs most of a second.
  * They are asked for, as opaque (write a long file with write_file, a long script to a file).
  */
-export const JUDGE_MAX_CHARS = 16 * 1024;
+const JUDGE_MAX_CHARS = 16 * 1024;
 /** Deeper bracket nesting is not parsed either: the parse tree would overflow the stack. */
-export const JUDGE_MAX_DEPTH = 256;
+const JUDGE_MAX_DEPTH = 256;
 
 /** Why a command is too big to parse on the event loop, if it is. */
 function tooBigToJudge(command: string): string | undefined {
@@ -69,8 +69,8 @@ export const bashTool = defineTool({
   approval: (a, rules) => judgeBash(a.command, rules),
   // A call before the idle warm-up got to them (a prompt sent at once): the helper's start and
   // the bubblewrap probe run while the classifier loads, not after it.
-  prepare(sandbox) {
-    warmSpawner();
+  prepare(sandbox, env) {
+    warmSpawner(env);
     if (sandbox !== 'danger-full-access') probeBwrap().catch(() => {}); // run() awaits it again and reports
   },
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',

@@ -52,12 +52,13 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /**
    * Starts what `run` will wait for (a helper process, a probe: cached, started once) as soon
    * as a call is known, so that it overlaps with the call's approval instead of following it.
+   * `env` is the server's environment (as ToolContext's).
    */
-  prepare?(sandbox: SandboxMode): void;
+  prepare?(sandbox: SandboxMode, env: NodeJS.ProcessEnv): void;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
-/** The one place a tool is declared; the registry validates arguments against `schema`. */
+/** The one place a tool is declared; the tool runner validates arguments against `schema`. */
 export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
   return tool;
 }

@@ -169,14 +169,15 @@ class Spawner {
   private next = 1;
   private readonly pending = new Map<number, Pending>();
 
-  private start(): ChildProcess {
+  /** `path`: the PATH of the environment the caller was given (the helper's own; its commands get theirs). */
+  private start(path: string | undefined): ChildProcess {
     if (this.helper && this.helper.connected) return this.helper;
     // Its commands could read this process's environ through /proc: scrubbed first (once; the
     // core does it just after start-up, this only makes the order certain).
     scrubInitialEnviron();
     const h = spawn(process.execPath, ['--max-old-space-size=64', '-e', HELPER_SRC], {
       // The helper's own environment holds nothing secret: each command gets its env explicitly.
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+      env: { PATH: path ?? '/usr/bin:/bin' },
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       serialization: 'json',
     });
@@ -205,12 +206,12 @@ class Spawner {
   }
 
   /** Starts the helper ahead of the first command (the idle warm-up). */
-  warm(): void {
-    this.start();
+  warm(path: string | undefined): void {
+    this.start(path);
   }
 
   spawn(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; limit: number }): SpawnedCommand {
-    const h = this.start();
+    const h = this.start(opts.env['PATH']);
     const id = this.next++;
     const child = new SpawnedCommand(() => h.connected && h.send({ op: 'abandon', id }));
     this.pending.set(id, { child });
@@ -248,9 +249,9 @@ export function spawnCommand(file: string, args: string[], opts: { cwd: string; 
   return spawner.spawn(file, args, { cwd: opts.cwd, env: opts.env, limit: opts.keepChars + 64 * 1024 });
 }
 
-/** Starts the helper now, so the first command does not wait for it. */
-export function warmSpawner(): void {
-  spawner.warm();
+/** Starts the helper now, so the first command does not wait for it; `env` is the server's environment, as data. */
+export function warmSpawner(env: NodeJS.ProcessEnv): void {
+  spawner.warm(env['PATH']);
 }
 
 /** The helper's pid while it runs (tests kill it to see what a command's caller gets then). */

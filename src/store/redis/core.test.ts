@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCore } from '../../core/create-core.js';
+import { joinFleet } from '../../core/fleet/fleet-sessions.js';
+import type { FollowedSession } from '../../core/fleet/followed-session.js';
 import { removeDir, tempDir } from '../../../test/support/temp.mjs';
 import type { RedisSessionStore } from './store.js';
 import { connectStore, newPrefix, startRedis, until, type RedisServer } from './test-kit.js';
@@ -19,7 +21,7 @@ afterAll(async () => {
 });
 
 const core = (store: RedisSessionStore) =>
-  createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', warm: false, store });
+  createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', warm: false, store, fleet: joinFleet(store.fleet) });
 
 describe('the core on the redis store', () => {
   it('two instances: one writes a session, the other follows it while it is live (it writes nothing itself, naming the writer), then takes it over', async () => {
@@ -42,7 +44,7 @@ describe('the core on the redis store', () => {
       // A session A writes: B follows it (reads from Redis), and refuses its commands, naming A.
       await sa.flush();
       const follower = await b.manager.open(s.id);
-      expect(follower.writtenBy).toBe('a');
+      expect((follower as FollowedSession).writtenBy).toBe('a');
       expect(follower.lastSeq).toBe(s.lastSeq);
       expect(() => follower.emit({ type: 'notice', data: { level: 'info', text: 'not here' } })).toThrow(/runs on ferret instance a/);
       expect((await b.manager.forwardTarget(s.id))?.instance).toBe('a');
@@ -62,7 +64,7 @@ describe('the core on the redis store', () => {
       // A let it go: the next open on B takes the lease, and B writes it from now on.
       const loaded = await b.manager.open(s.id);
       expect(loaded).toBe(follower);
-      expect(loaded.writtenBy).toBeUndefined();
+      expect((loaded as FollowedSession).writtenBy).toBeUndefined();
       expect(loaded.lastSeq).toBe(s.lastSeq);
       await loaded.ready();
       expect(loaded.state.history).toEqual([{ role: 'user', text: 'after the burst' }]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSession } from '../../core/session-load.js';
+import { loadSession } from '../../core/sessions/session-load.js';
 import type { SessionEvent } from '../../protocol/index.js';
 import type { RedisSessionStore } from './store.js';
 import type { RedisSessionLog } from './session-log.js';

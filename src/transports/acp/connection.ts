@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
-import type { SandboxMode, SessionManager } from '../../core/index.js';
+import type { SandboxMode, Sessions } from '../../core/index.js';
 import type { Dialect, DialectContext } from './dialect.js';
 import { toRpcError } from './errors.js';
 import { FerretDialect } from './ferret-dialect.js';
@@ -15,7 +15,7 @@ import type { Channel } from './channel.js';
 import { MAX_LINE_BYTES } from './line-channel.js';
 
 export interface AcpServerOptions {
-  manager: SessionManager;
+  manager: Sessions;
   logger: Logger;
   sandbox: SandboxMode;
   version: string;

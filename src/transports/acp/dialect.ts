@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { SandboxMode, SessionManager } from '../../core/index.js';
+import type { SandboxMode, Sessions } from '../../core/index.js';
 
 /** What a dialect needs from its connection and the server. */
 export interface DialectContext {
-  manager: SessionManager;
+  manager: Sessions;
   logger: Logger;
   sandbox: SandboxMode;
   version: string;
@@ -30,5 +30,3 @@ export interface Dialect {
   notification(method: string, params: unknown): void;
   close(): void;
 }
-
-export type DialectFactory = (ctx: DialectContext) => Dialect;

@@ -5,7 +5,7 @@ import {
   ApprovalPresetSchema,
   DecisionSchema,
   SandboxModeSchema,
-  type Session,
+  type SessionHandle,
   type Subscription,
 } from '../../core/index.js';
 import type { Dialect, DialectContext } from './dialect.js';
@@ -73,7 +73,7 @@ export class FerretDialect implements Dialect {
       case 'session/message': {
         const p = parseParams(P.message, params);
         const s = this.session(p.sessionId);
-        const { done } = s.startTurn(p.text, `acp:${this.ctx.connectionId}`);
+        const { done } = s.startTurn(p.text, { origin: `acp:${this.ctx.connectionId}` });
         return done;
       }
       case 'session/cancel': {
@@ -133,7 +133,7 @@ export class FerretDialect implements Dialect {
     this.attached.clear();
   }
 
-  private session(id: string): Session {
+  private session(id: string): SessionHandle {
     const s = this.ctx.manager.get(id);
     if (!this.attached.has(id)) this.attach(s);
     return s;
@@ -144,7 +144,7 @@ export class FerretDialect implements Dialect {
    * A whole history (session/load) shows each finished reply once, as one agent_message_chunk
    * with the reply's text, instead of the chunks it streamed in (which are not even read).
    */
-  private attach(s: Session, replayAfter?: number, history = false): Subscription {
+  private attach(s: SessionHandle, replayAfter?: number, history = false): Subscription {
     this.attached.get(s.id)?.();
     const liveFrom = s.lastSeq;
     let chunksSinceMessage = false;
@@ -174,7 +174,7 @@ export class FerretDialect implements Dialect {
     return sub;
   }
 
-  private describe(s: Session) {
+  private describe(s: SessionHandle) {
     const st = s.state;
     return { sessionId: s.id, mode: st.mode, model: st.model, sandbox: st.sandbox, approval: st.approval, cwd: st.cwd };
   }

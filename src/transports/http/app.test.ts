@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCore, type Core, type ErrorCode, type Session } from '../../core/index.js';
+import { type ErrorCode } from '../../core/index.js';
+import { createCore, type CoreInternals as Core } from '../../core/create-core.js';
+import type { LiveSession } from '../../core/sessions/live-session.js';
 import { buildApp } from './app.js';
 import type { ZodApp } from './context.js';
 
@@ -76,7 +78,7 @@ async function newSession(body: Record<string, unknown> = {}): Promise<string> {
   expect(res.statusCode).toBe(201);
   return res.json().sessionId as string;
 }
-const live = (id: string): Session => core.manager.get(id);
+const live = (id: string): LiveSession => core.manager.get(id);
 /** Resolves on the first event of `type` the session emits from now on. */
 const next = (id: string, type: string): Promise<void> =>
   new Promise((resolve) => {

@@ -40,7 +40,7 @@ export interface HttpMount {
 }
 
 /** Builds the Fastify app (not listening): plugins, guard, error shape, routes, OpenAPI. */
-export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscribers: Set<SseSubscriber> }> {
+export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp }> {
   // Fastify logs every request at info; that is debugging detail here, so its logger starts at warn.
   const loggerInstance: FastifyBaseLogger = opts.logger.child({ transport: 'http' }, { level: opts.logger.isLevelEnabled('debug') ? opts.logger.level : 'warn' });
   const app = Fastify({
@@ -169,5 +169,5 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp; subscri
     subscribers.clear();
     hubs.closeAll();
   });
-  return { app, subscribers };
+  return { app };
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import type { SandboxMode, Session, SessionManager } from '../../core/index.js';
+import type { SandboxMode, SessionHandle, Sessions } from '../../core/index.js';
 
 /** What the route modules share: the core, the server's settings. */
 export interface HttpContext {
-  manager: SessionManager;
+  manager: Sessions;
   logger: Logger;
   version: string;
   sandbox: SandboxMode;
@@ -23,7 +23,7 @@ export interface HttpContext {
 export type ZodApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
 
 /** Describes a session as ferret's session/new answers it. */
-export function describeSession(s: Session) {
+export function describeSession(s: SessionHandle) {
   const st = s.state;
   return { sessionId: s.id, mode: st.mode, model: st.model, sandbox: st.sandbox, approval: st.approval, cwd: st.cwd };
 }

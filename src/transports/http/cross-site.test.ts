@@ -281,8 +281,8 @@ describe('what the console reads', () => {
 
   it('GET /session/:id/prompts: what the user said, by seq, after a seq', async () => {
     const s = core.manager.create({});
-    await s.startTurn('first', 'http').done;
-    await s.startTurn('second', 'acp:c9').done;
+    await s.startTurn('first', { origin: 'http' }).done;
+    await s.startTurn('second', { origin: 'acp:c9' }).done;
     const all = (await inject(open, 'GET', `/session/${s.id}/prompts`)).json().prompts;
     expect(all.map((p: { text: string; origin: string }) => [p.text, p.origin])).toEqual([
       ['first', 'http'],

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCore, type Session } from '../../core/index.js';
+import { createCore } from '../../core/create-core.js';
+import type { LiveSession } from '../../core/sessions/live-session.js';
 import { FrameHubs } from './frame-hub.js';
 import { FrameMapper, formatFrame, parseFrameId } from './frames.js';
 import { ideFold } from './ide-frames.js';
@@ -11,12 +12,12 @@ import { ideFold } from './ide-frames.js';
 const home = mkdtempSync(join(tmpdir(), 'ferret-hub-'));
 afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal
 const { manager } = createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', folds: [ideFold], warm: false });
-const chunk = (s: Session, text: string) => s.emit({ type: 'message_chunk', data: { turnId: 't', text } });
+const chunk = (s: LiveSession, text: string) => s.emit({ type: 'message_chunk', data: { turnId: 't', text } });
 const idOf = (frame: string) => /^id: (.+)$/m.exec(frame)![1]!;
 const tick = () => new Promise((r) => setImmediate(r));
 
 /** A bash call with streamed output: step and terminal counters move. */
-function toolCall(s: Session, n: number) {
+function toolCall(s: LiveSession, n: number) {
   const callId = `c${n}`;
   s.emit({ type: 'tool_call_start', data: { turnId: 't', callId, tool: 'bash', args: {}, kind: 'execute', title: 'bash', locations: [] } });
   s.emit({ type: 'tool_call_progress', data: { callId, stream: 'stdout', text: `out ${n}\n` } });
@@ -24,7 +25,7 @@ function toolCall(s: Session, n: number) {
 }
 
 /** Every frame of the session as a reader from seq 1 would get it. */
-async function fromStart(s: Session, ide = true): Promise<string[]> {
+async function fromStart(s: LiveSession, ide = true): Promise<string[]> {
   const mapper = new FrameMapper(s.id, ide);
   const out: string[] = [];
   const sub = s.subscribe((e) => mapper.map(e).forEach((f) => out.push(formatFrame(f))), 0);

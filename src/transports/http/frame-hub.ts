@@ -1,4 +1,4 @@
-import type { Session, SessionEvent } from '../../core/index.js';
+import type { SessionHandle, SessionEvent } from '../../core/index.js';
 import { formatFrame, FrameMapper, isAfter, type FramePos } from './frames.js';
 import { ideFold } from './ide-frames.js';
 
@@ -38,7 +38,7 @@ export class FrameHub {
   /** Every frame of every event after this seq went through this hub. */
   readonly origin: number;
 
-  constructor(session: Session, mapper: FrameMapper, origin: number) {
+  constructor(session: SessionHandle, mapper: FrameMapper, origin: number) {
     this.origin = origin;
     this.off = session.subscribe((e) => {
       for (const f of mapper.map(e)) {
@@ -101,7 +101,7 @@ export class FrameHubs {
   constructor(private readonly ideSchema: boolean) {}
 
   /** The session's hub, made now from the kept fold state; undefined when that state is not kept (then a replay makes it). */
-  private hubOf(session: Session): FrameHub | undefined {
+  private hubOf(session: SessionHandle): FrameHub | undefined {
     const have = this.hubs.get(session.id);
     if (have) return have;
     const saved = this.ideSchema ? session.foldState(IDE) : undefined;
@@ -111,7 +111,7 @@ export class FrameHubs {
     return hub;
   }
 
-  attach(session: Session, cursor: FramePos | undefined, write: (text: string) => void, opts: ReaderOptions = {}): ReaderHandle {
+  attach(session: SessionHandle, cursor: FramePos | undefined, write: (text: string) => void, opts: ReaderOptions = {}): ReaderHandle {
     const hub = this.hubOf(session);
     const off = hub?.attach(cursor, write);
     if (hub && off) {
@@ -125,7 +125,7 @@ export class FrameHubs {
   }
 
   /** A reader behind every hub's window: its own mapper from a checkpoint, then the hub. */
-  private replay(session: Session, cursor: FramePos | undefined, write: (text: string) => void, opts: ReaderOptions): ReaderHandle {
+  private replay(session: SessionHandle, cursor: FramePos | undefined, write: (text: string) => void, opts: ReaderOptions): ReaderHandle {
     // No cursor here means the fold is not kept: fold from seq 1 and send only what comes next.
     const after: FramePos = cursor ?? { seq: session.lastSeq, k: Number.MAX_SAFE_INTEGER };
     let cp = session.checkpointAtOrBefore(after.seq);

@@ -23,16 +23,9 @@ const TerminalOutput = z.object({
 const EditorOpenFile = z.object({ sessionUpdate: z.literal('editor/open_file'), path: z.string(), line: z.number().int().optional() });
 
 /** The four IDE frames (ide.md): `event` is also the data's `sessionUpdate`. */
-export const IdeFrameData = { 'progress/step': ProgressStep, 'code/diff': CodeDiff, 'terminal/output': TerminalOutput, 'editor/open_file': EditorOpenFile } as const;
+const IdeFrameData = { 'progress/step': ProgressStep, 'code/diff': CodeDiff, 'terminal/output': TerminalOutput, 'editor/open_file': EditorOpenFile } as const;
 
 export type IdeFrame = { [E in keyof typeof IdeFrameData]: { event: E; data: z.infer<(typeof IdeFrameData)[E]> } }[keyof typeof IdeFrameData];
-
-/** `event:` name → its `data:` schema, for every frame the stream sends. */
-export const SSE_FRAMES = {
-  loop_event: FerretUpdateSchema,
-  result: TurnResultSchema,
-  ...IdeFrameData,
-} as const;
 
 const frame = <E extends string, D extends z.ZodType>(event: E, data: D) =>
   z.object({ id: z.string().describe('SEQ or SEQ.K: send it back as Last-Event-ID to resume after this frame'), event: z.literal(event), data });
@@ -46,7 +39,6 @@ export const SseFrameSchema = z.discriminatedUnion('event', [
   frame('terminal/output', TerminalOutput),
   frame('editor/open_file', EditorOpenFile),
 ]);
-export type SseFrameData = z.infer<typeof SseFrameSchema>;
 
 // Named components of the OpenAPI document (a generated client gets one type for each).
 z.globalRegistry.add(SseFrameSchema, { id: 'SseFrame' });

@@ -107,7 +107,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     },
   }, async (req, reply) => {
     const s = m.get(req.params.id);
-    const { turnId, done } = s.startTurn(req.body.text, 'http');
+    const { turnId, done } = s.startTurn(req.body.text, { origin: 'http' });
     if (!req.query.wait) {
       done.catch((err: unknown) => req.log.error({ err, sessionId: s.id, turnId }, 'turn failed'));
       return reply.code(202).send({ turnId });

@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { SandboxMode, SessionManager } from '../../core/index.js';
+import type { SandboxMode, Sessions } from '../../core/index.js';
 import { buildApp, type HttpMount } from './app.js';
 import { allowedHosts, isLoopbackHost } from './auth.js';
 import { defaultConsoleDir } from './console-static.js';
 
 export interface HttpServerOptions {
-  manager: SessionManager;
+  manager: Sessions;
   logger: Logger;
   host: string;
   port: number;
@@ -14,14 +14,19 @@ export interface HttpServerOptions {
   token: string | undefined;
   version: string;
   sandbox: SandboxMode;
-  /** Heartbeat comment interval on SSE streams; default FERRET_SSE_HEARTBEAT_MS or 15 s. */
+  // The CLI passes the FERRET_SSE_* and FERRET_HTTP_* variables as these options.
+  /** Heartbeat comment interval on SSE streams; default 15 s. */
   heartbeatMs?: number;
-  /** Bytes an SSE reader may stay behind for stallMs (16× that drops it at once); default FERRET_SSE_MAX_BUFFER or 1 MiB. */
+  /** Bytes an SSE reader may stay behind for stallMs (16× that drops it at once); default 1 MiB. */
   maxBufferBytes?: number;
-  /** How long a reader may stay more than maxBufferBytes behind; default FERRET_SSE_STALL_MS or 5 s. */
+  /** How long a reader may stay more than maxBufferBytes behind; default 5 s. */
   stallMs?: number;
-  /** The `retry:` every SSE stream opens with (ms); default FERRET_SSE_RETRY_MS or 1000. */
+  /** The `retry:` every SSE stream opens with (ms); default 1000. */
   retryMs?: number;
+  /** How long a client may take to send a request's headers; default 10 s. */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request; default 30 s. */
+  requestTimeoutMs?: number;
   /** Largest accepted request body; default 1 MiB. */
   bodyLimit?: number;
   /** Handlers mounted behind the same auth (the CLI mounts ACP over HTTP at /acp). */
@@ -35,12 +40,7 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-function envNumber(name: string, fallback: number): number {
-  const v = Number(process.env[name]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-}
-
-/** Starts the HTTP+SSE transport on the shared SessionManager; refuses a non-loopback bind without a token. */
+/** Starts the HTTP+SSE transport on the shared sessions; refuses a non-loopback bind without a token. */
 export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServer> {
   const loopback = isLoopbackHost(opts.host);
   if (!loopback && !opts.token) {
@@ -56,13 +56,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     version: opts.version,
     sandbox: opts.sandbox,
     ideSchema: opts.ideSchema,
-    heartbeatMs: opts.heartbeatMs ?? envNumber('FERRET_SSE_HEARTBEAT_MS', 15_000),
-    maxBufferBytes: opts.maxBufferBytes ?? envNumber('FERRET_SSE_MAX_BUFFER', 1024 * 1024),
-    stallMs: opts.stallMs ?? envNumber('FERRET_SSE_STALL_MS', 5000),
-    retryMs: opts.retryMs ?? envNumber('FERRET_SSE_RETRY_MS', 1000),
+    heartbeatMs: opts.heartbeatMs ?? 15_000,
+    maxBufferBytes: opts.maxBufferBytes ?? 1024 * 1024,
+    stallMs: opts.stallMs ?? 5000,
+    retryMs: opts.retryMs ?? 1000,
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    headersTimeoutMs: envNumber('FERRET_HTTP_HEADERS_TIMEOUT_MS', 10_000),
-    requestTimeoutMs: envNumber('FERRET_HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    headersTimeoutMs: opts.headersTimeoutMs ?? 10_000,
+    requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
     token: opts.token,
     hosts: () => allowed.hosts,
     ...(opts.mounts ? { mounts: opts.mounts } : {}),

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCore, type Session } from '../../core/index.js';
+import { createCore } from '../../core/create-core.js';
+import type { LiveSession } from '../../core/sessions/live-session.js';
 import { FrameHubs } from './frame-hub.js';
 import { ideFold } from './ide-frames.js';
 import { HARD_LIMIT_FACTOR, SseSubscriber } from './sse-subscriber.js';
@@ -15,7 +16,7 @@ afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retr
 const { manager } = createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: home, sandbox: 'workspace-write', approval: 'auto', folds: [ideFold], warm: false });
 const tick = () => new Promise((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const chunk = (s: Session, i: number) => s.emit({ type: 'message_chunk', data: { turnId: 't', text: `word ${i} ` } });
+const chunk = (s: LiveSession, i: number) => s.emit({ type: 'message_chunk', data: { turnId: 't', text: `word ${i} ` } });
 
 /** A socket whose reader can stop reading: what it has not taken stays in writableLength, as on a real response. */
 class Reader extends Writable {
@@ -54,7 +55,7 @@ class Reader extends Writable {
   }
 }
 
-function reader(s: Session, opts: { paused?: boolean; maxBufferBytes?: number; stallMs?: number; after?: { seq: number; k: number } } = {}) {
+function reader(s: LiveSession, opts: { paused?: boolean; maxBufferBytes?: number; stallMs?: number; after?: { seq: number; k: number } } = {}) {
   const out = new Reader(opts.paused ?? false);
   const sub = new SseSubscriber(s, out as unknown as ServerResponse, {
     after: opts.after,

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Session } from '../../core/index.js';
+import type { SessionHandle } from '../../core/index.js';
 import type { FrameHubs, ReaderHandle } from './frame-hub.js';
 import type { FramePos } from './frames.js';
 
@@ -43,7 +43,7 @@ export class SseSubscriber {
   private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly session: Session,
+    private readonly session: SessionHandle,
     private readonly out: ServerResponse,
     private readonly opts: SubscriberOptions,
   ) {}

@@ -1,5 +1,5 @@
 import type { AuthMethod, InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
-import { AgentModeSchema, ApprovalPresetSchema, isFerretError, SLASH_COMMANDS, type Session, type SessionManager, type TurnResult } from '../../../core/index.js';
+import { AgentModeSchema, ApprovalPresetSchema, isFerretError, SLASH_COMMANDS, type SessionHandle, type Sessions, type TurnResult } from '../../../core/index.js';
 import type { Dialect, DialectContext } from '../dialect.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
 import { ACP_AUTH_REQUIRED, ACP_RESOURCE_NOT_FOUND, toAcpError } from './errors.js';
@@ -21,7 +21,7 @@ const LIST_PAGE = 500;
  * One auth method per built-in provider key (codex-acp's `env_var` shape): the editor learns which
  * variable to set; an AuthMethodAgent in the v1 schema, with `type` and `vars` as extra fields.
  */
-function authMethods(manager: SessionManager): AuthMethod[] {
+function authMethods(manager: Sessions): AuthMethod[] {
   return manager.credentials().map((c) => ({
     id: authMethodId(c.envVar),
     name: `${c.provider} API key`,
@@ -221,7 +221,7 @@ class AcpV1Dialect implements Dialect {
   }
 
   /** A live or stored session; unknown ids are ACP's -32002 with `data.sessionId`. */
-  private session(id: string): Session {
+  private session(id: string): SessionHandle {
     try {
       return this.ctx.manager.get(id);
     } catch (err) {
@@ -230,11 +230,11 @@ class AcpV1Dialect implements Dialect {
     }
   }
 
-  private linkOf(s: Session): SessionLink {
+  private linkOf(s: SessionHandle): SessionLink {
     return this.links.get(s.id) ?? this.link(s, false, []);
   }
 
-  private link(s: Session, replay: boolean, mcpServers: Parameters<SessionLink['attach']>[1]): SessionLink {
+  private link(s: SessionHandle, replay: boolean, mcpServers: Parameters<SessionLink['attach']>[1]): SessionLink {
     this.links.get(s.id)?.close();
     const fs = this.caps.fs;
     const link = new SessionLink(this.ctx, s, this.ctx.manager, {

@@ -1,5 +1,5 @@
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
-import { isFerretError, type Decision, type EventData, type Session } from '../../../core/index.js';
+import { isFerretError, type Decision, type EventData, type SessionHandle } from '../../../core/index.js';
 import type { DialectContext } from '../dialect.js';
 import { RpcError } from '../jsonrpc.js';
 import { META_NS } from './session-config.js';
@@ -35,7 +35,7 @@ export function permissionRequest(sessionId: string, d: EventData<'permission_re
  * Asks this client and settles the core's pending request with its answer. Another client
  * (or the turn's cancellation) may have settled it first: then `signal` withdraws the question.
  */
-export function askPermission(ctx: DialectContext, session: Session, d: EventData<'permission_requested'>, signal?: AbortSignal): void {
+export function askPermission(ctx: DialectContext, session: SessionHandle, d: EventData<'permission_requested'>, signal?: AbortSignal): void {
   ctx
     .request('session/request_permission', permissionRequest(session.id, d), signal)
     .then(

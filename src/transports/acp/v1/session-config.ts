@@ -1,5 +1,5 @@
 import type { SessionConfigOption, SessionModeState } from '@agentclientprotocol/sdk';
-import { AGENT_MODES, APPROVAL_PRESETS, type Session, type SessionManager } from '../../../core/index.js';
+import { AGENT_MODES, APPROVAL_PRESETS, type SessionHandle, type Sessions } from '../../../core/index.js';
 
 /** Namespace of every ferret-only `_meta` key (ACP extensibility: namespaced, ignorable). */
 export const META_NS = 'ferret.dev';
@@ -16,7 +16,7 @@ const APPROVAL_INFO: Record<(typeof APPROVAL_PRESETS)[number], { name: string; d
 };
 
 /** Legacy mode state; sent beside configOptions and kept in sync with them. */
-export function modeState(s: Session): SessionModeState {
+export function modeState(s: SessionHandle): SessionModeState {
   return {
     currentModeId: s.state.mode,
     availableModes: AGENT_MODES.map((id) => ({ id, ...MODE_INFO[id] })),
@@ -27,7 +27,7 @@ export function modeState(s: Session): SessionModeState {
  * The complete config option list: mode, model (v1's only model picker) and the approval preset
  * as a custom `_`-category select. Order is display priority.
  */
-export function configOptions(s: Session, manager: SessionManager): SessionConfigOption[] {
+export function configOptions(s: SessionHandle, manager: Sessions): SessionConfigOption[] {
   const models = manager.models(s.state.model);
   return [
     {
@@ -58,7 +58,7 @@ export function configOptions(s: Session, manager: SessionManager): SessionConfi
 }
 
 /** Ferret's extras for a session, under `_meta["ferret.dev"]` of session responses. */
-export function sessionMeta(s: Session): Record<string, unknown> {
+export function sessionMeta(s: SessionHandle): Record<string, unknown> {
   const st = s.state;
   return {
     [META_NS]: {
@@ -75,6 +75,6 @@ export function sessionMeta(s: Session): Record<string, unknown> {
 }
 
 /** The whole session-setup answer (new/load/resume): modes, options and extras. */
-export function sessionSetup(s: Session, manager: SessionManager) {
+export function sessionSetup(s: SessionHandle, manager: Sessions) {
   return { modes: modeState(s), configOptions: configOptions(s, manager), _meta: sessionMeta(s) };
 }

@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type ClientAttachment, type EventData, type Session, type SessionEvent, type SessionManager, type TurnResult } from '../../../core/index.js';
+import { ZERO_USAGE, type ClientAttachment, type EventData, type SessionHandle, type SessionEvent, type Sessions, type StartedTurn } from '../../../core/index.js';
 import type { DialectContext } from '../dialect.js';
 import { clientFiles, type FsCaps } from './client-files.js';
 import { toSpec } from './mcp-servers.js';
@@ -25,9 +25,6 @@ export class SessionLink {
   private attachment: ClientAttachment | undefined;
   /** The turn this client started, so Stop and close touch only that one. */
   private myTurnId: string | undefined;
-  /** This client's prompt while it waits to start (MCP servers connecting, another turn running). */
-  /** This client's prompts still waiting for their turn (a client may queue more than one). */
-  private readonly waiting = new Set<AbortController>();
   /** Permission prompts shown to this client, withdrawn when settled elsewhere or the turn ends. */
   private readonly questions = new Map<string, AbortController>();
   /** This client's id in the core: the origin of the turns it starts. */
@@ -35,8 +32,8 @@ export class SessionLink {
 
   constructor(
     private readonly ctx: DialectContext,
-    readonly session: Session,
-    private readonly manager: SessionManager,
+    readonly session: SessionHandle,
+    private readonly manager: Sessions,
     private readonly caps: LinkCaps,
   ) {
     this.clientId = `acp:${ctx.connectionId}`;
@@ -103,44 +100,26 @@ export class SessionLink {
   }
 
   /**
-   * Starts this client's prompt as the session's next turn (turns are serialized per session),
-   * or answers 'cancelled' when the client pressed Stop while the prompt was still waiting.
+   * Starts this client's prompt as the session's next turn: the core queues it behind a running
+   * one (ACP v1 has no busy answer), or answers 'cancelled' when Stop withdrew it while it waited.
    */
-  async startTurn(text: string): Promise<{ turnId: string; done: Promise<TurnResult> } | 'cancelled'> {
-    const waiting = new AbortController();
-    this.waiting.add(waiting);
-    try {
-      await untilAborted(this.attachment?.ready ?? Promise.resolve(), waiting.signal);
-      for (;;) {
-        if (waiting.signal.aborted) return 'cancelled';
-        if (this.session.status === 'running') {
-          await untilAborted(this.session.settled(), waiting.signal); // a cancelled (or another client's) turn unwinds first
-          continue;
-        }
-        const started = this.session.startTurn(text, this.clientId);
-        this.myTurnId = started.turnId;
-        return started;
-      }
-    } finally {
-      this.waiting.delete(waiting);
-    }
+  async startTurn(text: string): Promise<StartedTurn | 'cancelled'> {
+    const started = await this.session.startTurn(text, { origin: this.clientId, queue: true });
+    if (started !== 'cancelled') this.myTurnId = started.turnId;
+    return started;
   }
 
   /** Stop: this client's waiting prompt, else its running turn, else whatever turn runs (it loaded one mid-turn). */
   cancel(): void {
-    if (this.waiting.size > 0) return this.withdrawWaiting();
+    if (this.session.withdrawQueued(this.clientId)) return;
     const running = this.session.runningTurnId;
     if (running && (running === this.myTurnId || this.myTurnId === undefined)) this.session.cancel();
   }
 
   /** Cancels only what this client started: closing one client's thread never stops another's turn. */
   cancelOwn(): void {
-    this.withdrawWaiting();
+    this.session.withdrawQueued(this.clientId);
     if (this.session.runningTurnId !== undefined && this.session.runningTurnId === this.myTurnId) this.session.cancel();
-  }
-
-  private withdrawWaiting(): void {
-    for (const w of this.waiting) w.abort();
   }
 
   private ask(d: EventData<'permission_requested'>): void {
@@ -165,7 +144,7 @@ export class SessionLink {
    * a turn it already started runs on, as a closed stdin never stops a turn.
    */
   close(): void {
-    this.withdrawWaiting();
+    this.session.withdrawQueued(this.clientId);
     this.off?.();
     this.off = undefined;
     for (const q of this.questions.values()) q.abort();
@@ -173,17 +152,4 @@ export class SessionLink {
     this.attachment?.detach();
     this.attachment = undefined;
   }
-}
-
-/** Resolves when `p` settles or `signal` aborts, whichever comes first. */
-function untilAborted(p: Promise<unknown>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    p.then(done, done);
-  });
 }

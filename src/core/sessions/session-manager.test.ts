@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCore } from './create-core.js';
-import type { Session } from './session.js';
+import { createCore } from '../create-core.js';
+import type { LiveSession as Session } from './live-session.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-manager-'));
 afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal

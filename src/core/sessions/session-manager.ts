@@ -1,29 +1,15 @@
-import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { FerretError, isFerretError, SESSION_ID_PATTERN, type AgentMode, type ApprovalPreset, type SandboxMode, type SessionSummary } from '../protocol/index.js';
-import type { FleetCall, SessionLog, StoreStatus } from '../store/session-store.js';
-import type { Credential, ModelChoice } from '../providers/catalog.js';
-import { NO_MODEL } from '../providers/resolve.js';
-import { checkModel } from './model-check.js';
-import type { SessionFold } from './folds.js';
-import { Session } from './session.js';
-import { loadSession, type Loaded } from './session-load.js';
-import type { SessionDeps } from './turn-host.js';
-
-export interface SessionDefaults {
-  cwd: string;
-  model: string;
-  mode: AgentMode;
-  sandbox: SandboxMode;
-  approval: ApprovalPreset;
-}
-
-export interface NewSessionOptions {
-  cwd?: string | undefined;
-  model?: string | undefined;
-  mode?: AgentMode | undefined;
-  approval?: ApprovalPreset | undefined;
-}
+import { FerretError, SESSION_ID_PATTERN, type SessionSummary } from '../../protocol/index.js';
+import type { StoreStatus } from '../../store/session-store.js';
+import type { Credential, ModelChoice } from '../../providers/catalog.js';
+import { NO_MODEL } from '../../providers/resolve.js';
+import type { ListPage, ListQuery, NewSessionOptions, SessionDefaults, Sessions } from '../api.js';
+import { checkModel } from '../model-check.js';
+import type { SessionFold } from '../folds.js';
+import type { SessionDeps } from '../turn-host.js';
+import { resolveWorkspace } from '../workspace.js';
+import type { LiveSession } from './live-session.js';
+import { storageError, type LocalOpener } from './local-opener.js';
+import type { SessionSource } from './session-source.js';
 
 /** How long sessions stay in memory. */
 export interface SessionLimits {
@@ -35,30 +21,11 @@ export interface SessionLimits {
   lruGraceMs?: number;
 }
 
-/** Who a follower follows when no server writes the session (its writer stopped, or let it go). */
-const NO_WRITER = 'none (no server writes it now)';
-
-/** Why a loaded log's last turn has no end: whoever ran it stopped first. */
-const INTERRUPTED = 'the ferret server that ran it stopped before the turn ended';
-
 // maxLive: a thousand sessions at work at once stay in memory (~16 KB each idle; their files are pooled).
 export const DEFAULT_LIMITS: SessionLimits = { idleMs: 10 * 60_000, maxLive: 1024 };
 /** Past maxLive, only sessions idle this long are let go (the ones just made or used stay a moment). */
 const LRU_GRACE_MS = 3000;
 
-
-export interface ListPage {
-  sessions: SessionSummary[];
-  /** Pass back as `cursor` for the next page; absent on the last. */
-  nextCursor?: string;
-}
-
-export interface ListQuery {
-  cursor?: string | undefined;
-  limit?: number | undefined;
-  /** Only sessions of this workspace. */
-  cwd?: string | undefined;
-}
 
 /**
  * Owns every session of the server; sessions belong to it, not to a connection. Sessions nobody
@@ -66,12 +33,12 @@ export interface ListQuery {
  * recently used idle ones as soon as more than `maxLive` are in memory; `get`/`open` load them
  * back on demand, so every transport finds them as before.
  */
-export class SessionManager {
-  private readonly live = new Map<string, Session>();
-  private readonly opening = new Map<string, Promise<Session>>();
+export class SessionManager implements Sessions {
+  private readonly live = new Map<string, LiveSession>();
+  private readonly opening = new Map<string, Promise<LiveSession>>();
   private readonly releasing = new Map<string, Promise<void>>();
   /** Each live session's updatedAt when a list last saved its summary. */
-  private readonly listedAt = new WeakMap<Session, number>();
+  private readonly listedAt = new WeakMap<LiveSession, number>();
   private sweeper: NodeJS.Timeout | undefined;
   /** Told of every request that reaches a session (the idle warm-up waits for a quiet moment). */
   onActivity: (() => void) | undefined;
@@ -79,34 +46,14 @@ export class SessionManager {
   constructor(
     readonly deps: SessionDeps,
     readonly defaults: SessionDefaults,
+    /** Opens the sessions this server writes (new ones, and synchronous loads). */
+    private readonly local: LocalOpener,
+    /** Where a session not in memory comes from: `local`, or (a fleet) core/fleet's choice of who writes it. */
+    private readonly source: SessionSource = local,
     readonly limits: SessionLimits = DEFAULT_LIMITS,
-  ) {
-    deps.store.fleet?.serve((call) => this.served(call));
-  }
+  ) {}
 
-  /** A command another fleet server sent for a session this one writes (its follower's client, over ACP). */
-  private async served(call: FleetCall): Promise<unknown> {
-    const s = await this.open(call.sessionId);
-    if (s.writtenBy !== undefined) {
-      throw new FerretError('session_busy', `session ${call.sessionId} is not written by ferret instance ${this.fleetInstance}`, { owner: s.writtenBy });
-    }
-    switch (call.op) {
-      case 'startTurn':
-        return s.startTurn(call.text, call.origin, call.turnId).done;
-      case 'cancel':
-        return s.cancel();
-      case 'respondPermission':
-        return s.respondPermission(call.requestId, call.decision, call.by);
-      case 'setMode':
-        return s.setMode(call.mode);
-      case 'setModel':
-        return s.setModel(call.model);
-      case 'setApproval':
-        return s.setApproval(call.preset);
-    }
-  }
-
-  create(opts: NewSessionOptions = {}): Session {
+  create(opts: NewSessionOptions = {}): LiveSession {
     this.onActivity?.();
     const cwd = resolveWorkspace(opts.cwd ?? this.defaults.cwd, this.defaults.cwd);
     const model = opts.model ?? this.defaults.model;
@@ -115,13 +62,7 @@ export class SessionManager {
     // A store that cannot write now (Redis away): refuse rather than keep the session in memory only.
     const down = this.deps.store.unavailable('cannot create a session');
     if (down) throw down;
-    const id = crypto.randomUUID();
-    let session: Session;
-    try {
-      session = new Session(id, this.deps, this.openLog(id, () => session));
-    } catch (err) {
-      throw new FerretError('storage', `cannot create the session log under ${this.deps.home}: ${(err as Error).message}`);
-    }
+    const session = this.local.create(crypto.randomUUID());
     session.emit({
       type: 'session_created',
       data: {
@@ -143,7 +84,7 @@ export class SessionManager {
    * chunks), so the dialect or route finds it here. For one that is not in memory this answers
    * why the last `open` failed, that there is no such session, or starts one and says to try again.
    */
-  get(id: string): Session {
+  get(id: string): LiveSession {
     this.onActivity?.();
     const s = this.live.get(id);
     if (s) {
@@ -170,10 +111,10 @@ export class SessionManager {
 
   /**
    * A live session, or one loaded from its log in chunks (never holding the event loop for long).
-   * In a fleet, a session whose writer is gone is taken over here only for a command
-   * (`write`, the default); a read (an HTTP GET) leaves it to the next command.
+   * `write: false` is a read (an HTTP GET): the source may serve it without taking the session
+   * on (a fleet leaves a session whose writer is gone to the next command).
    */
-  open(id: string, opts: { write?: boolean } = {}): Promise<Session> {
+  open(id: string, opts: { write?: boolean } = {}): Promise<LiveSession> {
     const write = opts.write ?? true;
     this.onActivity?.();
     const s = this.live.get(id);
@@ -182,7 +123,7 @@ export class SessionManager {
       this.deps.logger.warn({ sessionId: id }, 'session log can no longer be written; loading the session again');
       s.close();
       this.live.delete(id);
-    } else if (s && s.writtenBy === undefined) {
+    } else if (s && !this.source.stale(s)) {
       s.lastActive = Date.now();
       return Promise.resolve(s);
     }
@@ -193,29 +134,12 @@ export class SessionManager {
       const again = this.live.get(id);
       if (again) {
         again.lastActive = Date.now();
-        return this.checkWriter(again, write);
+        return this.source.stale(again) ? this.source.revisit(again, write) : again;
       }
       await this.checkIdAsync(id);
-      // A fleet: a session another live server writes is followed here, its commands sent there.
-      const fleet = this.deps.store.fleet;
-      const owner = fleet ? await fleet.ownerOf(id) : undefined;
-      if (fleet && owner !== undefined && owner !== fleet.instanceId) return this.buildFollower(id, owner);
-      // A read of a session no server writes now: followed, not taken (the next command takes it).
-      if (fleet && owner === undefined && !write) return this.buildFollower(id, NO_WRITER);
-      const made: { session?: Session } = {};
-      const log = this.openLog(id, () => made.session);
-      let loaded: Loaded;
-      try {
-        loaded = await loadSession(id, log, this.deps.folds ?? []);
-      } catch (err) {
-        log.close();
-        // Another fleet server took the lease first: follow it.
-        const other = isFerretError(err) && err.code === 'session_busy' ? err.data?.['owner'] : undefined;
-        if (fleet && typeof other === 'string' && other !== fleet.instanceId) return this.buildFollower(id, other);
-        throw storageError(id, err);
-      }
-      made.session = this.build(id, log, loaded);
-      return made.session;
+      const session = await this.source.open(id, write);
+      this.adopt(session);
+      return session;
     })();
     this.opening.set(id, p);
     void p.then(
@@ -234,7 +158,7 @@ export class SessionManager {
   }
 
   /** The session if it is in memory, without counting as a use (a listing, a status). */
-  peek(id: string): Session | undefined {
+  peek(id: string): LiveSession | undefined {
     return this.live.get(id);
   }
 
@@ -259,113 +183,18 @@ export class SessionManager {
     if (!known) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
   }
 
-  /** Takes the session's lock and opens its log; the notice of a failing write goes to the session once it exists. */
-  private openLog(id: string, session: () => Session | undefined): SessionLog {
-    const log = this.deps.store.open(id, (err) => {
-      this.deps.logger.error({ err, sessionId: id }, 'event log write failed');
-      // The notice itself is queued for the log too; the writer reports a failure streak once, so this cannot loop.
-      session()?.emit({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
-    });
-    if ('owner' in log) {
-      const who = typeof log.owner === 'number' ? `another ferret process (pid ${log.owner})` : `ferret instance ${log.owner}`;
-      throw new FerretError('session_busy', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : undefined);
-    }
-    return log;
-  }
-
-  private build(id: string, log: SessionLog, loaded: Loaded): Session {
-    const fleet = this.deps.store.fleet;
-    if (fleet) {
-      try {
-        missingWorkspace(id, loaded.state.cwd, fleet.instanceId);
-      } catch (err) {
-        log.close(); // its lease given back: a server that has the workspace can take it
-        throw err;
-      }
-    }
-    // Sandbox is fixed per server: a loaded session runs under this server's mode.
-    const session = new Session(id, this.deps, log, loaded, this.defaults.sandbox);
-    const { tornTail, badLines } = loaded.damage;
-    if (tornTail || badLines) {
-      this.deps.logger.warn({ sessionId: id, tornTail, badLines }, 'session log was damaged; loaded what was whole');
-      session.emit({
-        type: 'notice',
-        data: {
-          level: 'warning',
-          text: `the session log was damaged (${tornTail ? 'a torn last line' : ''}${tornTail && badLines ? ', ' : ''}${badLines ? `${badLines} bad lines` : ''}); everything before it was restored`,
-        },
-      });
-    }
-    // The log's last turn never ended: the process (or fleet server) that ran it is gone.
-    session.endInterruptedTurn(INTERRUPTED);
-    // Folded from seq 1 (no snapshot yet, or one that no longer matched): keep one now for the next load.
-    if (loaded.rebuilt && loaded.lastSeq > 1000) void session.snapshot();
-    this.adopt(session);
-    return session;
-  }
-
-  /** A session another fleet server writes: loaded read-only from the shared store, then following its writer. */
-  private async buildFollower(id: string, owner: string): Promise<Session> {
-    const fleet = this.deps.store.fleet!;
-    const log = await fleet.openFollower(id, owner);
-    let loaded: Loaded;
-    try {
-      loaded = await loadSession(id, log, this.deps.folds ?? []);
-    } catch (err) {
-      log.close();
-      throw storageError(id, err);
-    }
-    const session = new Session(id, this.deps, log, loaded, this.defaults.sandbox);
-    this.adopt(session);
-    return session;
-  }
-
-  /**
-   * A follower whose writer is gone (its lease ran out) becomes the writer here: the lease taken,
-   * the turn it left unfinished ended as interrupted. Another server that took it first becomes
-   * the one followed instead.
-   */
-  private async checkWriter(s: Session, write: boolean): Promise<Session> {
-    const fleet = this.deps.store.fleet;
-    const was = s.writtenBy;
-    if (!fleet || was === undefined) return s;
-    const owner = await fleet.ownerOf(s.id);
-    if ((owner !== undefined && owner !== fleet.instanceId) || !write) {
-      if (owner !== undefined) s.writtenBy = owner;
-      await s.catchUp();
-      return s;
-    }
-    missingWorkspace(s.id, s.state.cwd, fleet.instanceId);
-    const log = await fleet.openWriter(s.id, (err) => this.deps.logger.error({ err, sessionId: s.id }, 'event log write failed'));
-    if ('owner' in log) {
-      s.writtenBy = log.owner;
-      return s;
-    }
-    this.deps.logger.warn({ sessionId: s.id, from: was, to: fleet.instanceId }, 'taking the session over: no other server writes it now');
-    await s.takeOver(log, `ferret instance ${was} stopped before the turn ended (its lease ran out), and ferret instance ${fleet.instanceId} took the session over`);
-    return s;
-  }
-
   /** Where to send a command for a session another fleet server writes (undefined: it is served here). */
-  async forwardTarget(id: string): Promise<{ instance: string; url: string | undefined } | undefined> {
-    const owner = this.live.get(id)?.writtenBy;
-    const fleet = this.deps.store.fleet;
-    if (owner === undefined || !fleet) return undefined;
-    return { instance: owner, url: await fleet.addressOf(owner) };
+  forwardTarget(id: string): Promise<{ instance: string; url: string | undefined } | undefined> {
+    return this.source.forwardTarget(this.live.get(id));
   }
 
   /** This server's name in its fleet (undefined: a single server). */
   get fleetInstance(): string | undefined {
-    return this.deps.store.fleet?.instanceId;
-  }
-
-  /** Tells the fleet (if any) where this server's HTTP API is, so the others can send commands here. */
-  async advertise(url: string): Promise<void> {
-    await this.deps.store.fleet?.advertise(url);
+    return this.source.instance;
   }
 
   /** A session enters memory: past the cap, the least recently used idle ones leave. */
-  private adopt(s: Session): void {
+  private adopt(s: LiveSession): void {
     this.live.set(s.id, s);
     this.enforceCap();
     if (!this.sweeper && Number.isFinite(this.limits.idleMs)) {
@@ -407,7 +236,7 @@ export class SessionManager {
    * Lets an idle session go: its state is kept in a snapshot, its log closed and its lock given
    * back. A session used again meanwhile stays. The next get/open loads it from the snapshot.
    */
-  private release(s: Session): Promise<void> {
+  private release(s: LiveSession): Promise<void> {
     const had = this.releasing.get(s.id);
     if (had) return had;
     const mark = s.lastActive;
@@ -522,35 +351,6 @@ export class SessionManager {
     this.live.clear();
     // A store that cannot write now (Redis away) is flushed, within a bound, by whoever closes it.
     if (!this.deps.store.unavailable()) await this.deps.store.flush();
-  }
-}
-
-function storageError(id: string, err: unknown): FerretError {
-  if (isFerretError(err)) return err;
-  return new FerretError('storage', `session ${id}: its log could not be read: ${(err as Error).message}`);
-}
-
-/** A fleet server can write a session only where its workspace is (a shared volume, at the same path). */
-function missingWorkspace(id: string, cwd: string, instance: string): void {
-  if (!isDirectory(cwd)) {
-    throw new FerretError('not_found', `session ${id}: its workspace ${cwd} does not exist on ferret instance ${instance}; the servers of a fleet need the workspaces at the same path (a shared volume)`, { workspace: cwd });
-  }
-}
-
-function resolveWorkspace(cwd: string, base: string): string {
-  const abs = resolve(base, cwd);
-  const dir = isDirectory(abs);
-  if (dir === undefined) throw new FerretError('invalid_params', `cwd: no such directory: ${abs}`, { field: 'cwd' });
-  if (!dir) throw new FerretError('invalid_params', `cwd: not a directory: ${abs}`, { field: 'cwd' });
-  return realpathSync(abs);
-}
-
-/** Whether p is a folder (undefined: nothing there). */
-function isDirectory(p: string): boolean | undefined {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,20 +1,25 @@
 import type { Logger } from 'pino';
-import type { FerretConfig } from '../protocol/index.js';
-import type { AuditStore } from '../store/audit-store.js';
-import { chimeraHome } from '../store/paths.js';
-import type { SessionStore } from '../store/session-store.js';
-import { loadConfig } from './config-file.js';
+import type { FerretConfig } from '../../protocol/index.js';
+import type { AuditStore } from '../../store/audit-store.js';
+import type { SessionStore } from '../../store/session-store.js';
+import { loadConfig } from '../config-file.js';
+import type { Fleet } from './fleet.js';
 
 // Fleet mode (`--store redis://HOST:PORT/DB`, FERRET_STORE, config.json `store`): sessions, their
-// metas and the audit log in Redis. The Redis store and ioredis are imported only here, only
-// when a store URL is given: the single-machine default never loads them.
+// metas and the audit log in Redis. The Redis store, ioredis and the core's fleet code (following,
+// takeover, the remote handle: ./fleet-sessions.ts) are imported only here, only when a store URL
+// is given: the single-machine default never loads them.
 
-/** The fleet's store as createCore takes it, and its close (after the core's). */
+/** The fleet's store and the fleet as createCore takes them, and its close (after the core's). */
 export interface FleetStore {
   /** The server, without a password. */
   readonly url: string;
   readonly store: SessionStore;
   readonly audit: AuditStore;
+  /** createCore's `fleet` option: who writes each session, following, takeover, commands between servers. */
+  readonly fleet: Fleet;
+  /** Tells the fleet where this server's HTTP API is (kept while it runs), so the others can send it commands. */
+  advertise(url: string): Promise<void>;
   /** Writes what is left (waiting at most `graceMs` for Redis), gives back every lease, closes the connections. */
   close(graceMs?: number): Promise<void>;
 }
@@ -22,13 +27,12 @@ export interface FleetStore {
 export interface FleetStoreOptions {
   /** How long start-up waits for Redis to answer (default 5 s). */
   connectTimeoutMs?: number;
-  /** How long a dead server's sessions stay its own before another takes them over (default FERRET_LEASE_TTL_MS, else 15 s). */
+  /** How long a dead server's sessions stay its own before another takes them over (the CLI passes FERRET_LEASE_TTL_MS; default 15 s). */
   leaseTtlMs?: number;
 }
 
-/** CHIMERA_HOME and its config.json, read once: the CLI picks the store from it and hands it to createCore. */
-export function readServerConfig(env: NodeJS.ProcessEnv = process.env): { home: string; config: FerretConfig } {
-  const home = chimeraHome(env);
+/** CHIMERA_HOME's config.json, read once: the CLI picks the store from it and hands it to createCore. */
+export function readServerConfig(home: string): { home: string; config: FerretConfig } {
   return { home, config: loadConfig(home) };
 }
 
@@ -38,11 +42,11 @@ export function readServerConfig(env: NodeJS.ProcessEnv = process.env): { home: 
  * meanwhile new sessions and turns are refused with `storage`, and writes already accepted wait.
  */
 export async function connectFleetStore(url: string, logger: Logger, opts: FleetStoreOptions = {}): Promise<FleetStore> {
-  const { RedisSessionStore } = await import('../store/redis/index.js');
+  const [{ RedisSessionStore }, { joinFleet }] = await Promise.all([import('../../store/redis/index.js'), import('./fleet-sessions.js')]);
   const store = await RedisSessionStore.connect({
     url,
     ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
-    ...leaseTtl(opts.leaseTtlMs),
+    ...(opts.leaseTtlMs !== undefined ? { leaseTtlMs: opts.leaseTtlMs } : {}),
     onHealth: (h) => {
       if (h.state === 'down') logger.warn({ store: h.url, error: h.error }, 'redis is unavailable: new sessions and turns are refused until it is back (ferret reconnects by itself)');
       else if (h.state === 'ready') logger.info({ store: h.url }, 'redis is back');
@@ -50,11 +54,12 @@ export async function connectFleetStore(url: string, logger: Logger, opts: Fleet
     audit: { onError: (err) => logger.error({ err }, 'audit log write to redis failed; retrying') },
   });
   logger.info({ store: store.health.url, instance: store.instanceId }, 'fleet store connected');
-  return { url: store.health.url, store, audit: store.audit, close: (graceMs) => store.close(graceMs) };
-}
-
-function leaseTtl(given: number | undefined): { leaseTtlMs?: number } {
-  const env = Number(process.env['FERRET_LEASE_TTL_MS']);
-  const ms = given ?? (Number.isFinite(env) && env >= 300 ? env : undefined);
-  return ms !== undefined ? { leaseTtlMs: ms } : {};
+  return {
+    url: store.health.url,
+    store,
+    audit: store.audit,
+    fleet: joinFleet(store.fleet),
+    advertise: (url) => store.fleet.advertise(url),
+    close: (graceMs) => store.close(graceMs),
+  };
 }

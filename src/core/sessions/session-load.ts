@@ -1,8 +1,8 @@
-import { FerretError, type SessionEvent } from '../protocol/index.js';
-import type { EventChunk, LoadedSnapshot, LogMark, ReadDamage, SessionLog } from '../store/session-store.js';
-import type { Message } from '../protocol/index.js';
-import { FoldSet, type SessionFold } from './folds.js';
-import { applyEvent, emptyState, restoreState, type SessionState } from './session-state.js';
+import { FerretError, type SessionEvent } from '../../protocol/index.js';
+import type { EventChunk, LoadedSnapshot, LogMark, ReadDamage, SessionLog } from '../../store/session-store.js';
+import type { Message } from '../../protocol/index.js';
+import { FoldSet, type SessionFold } from '../folds.js';
+import { applyEvent, emptyState, restoreState, type SessionState } from '../session-state.js';
 
 /** Checkpoints recorded while a load folds the whole log (the same spacing a live session keeps). */
 export const CHECKPOINT_EVENTS = 2048;

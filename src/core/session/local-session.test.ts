@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { logFds } from '../store/fd-pool.js';
-import { createCore } from './create-core.js';
-import type { SessionLimits } from './session-manager.js';
+import { logFds } from '../../store/fd-pool.js';
+import { createCore } from '../create-core.js';
+import type { SessionLimits } from '../sessions/session-manager.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-session-'));
 afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal

@@ -1,0 +1,150 @@
+import type { AgentMode, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, TurnResult } from '../protocol/index.js';
+import type { Credential, ModelChoice } from '../providers/catalog.js';
+import type { StoreStatus } from '../store/session-store.js';
+import type { Listener, SubscribeOptions, Subscription } from './bus.js';
+import type { SessionFold } from './folds.js';
+import type { SessionState } from './session-state.js';
+
+// What a transport may do with the core: the interfaces it holds. They name no class, so a
+// session written here (core/session/) and one followed from another fleet server (core/fleet/)
+// are the same thing to a transport, and nothing internal (emit, persistence, takeover) leaks out.
+
+/** What a client brings when it attaches: its editor's file seam and the MCP servers it asked for. */
+export interface AttachOptions {
+  /** Who this is; turns it starts carry it as their origin. Unique per client. */
+  clientId: string;
+  /** The editor's buffers; what it leaves out is served from disk. */
+  files?: Partial<FileAccess>;
+  mcpServers?: McpServerSpec[];
+}
+
+/** One client's attachment to a session; `detach` gives back what it brought. */
+export interface ClientAttachment {
+  readonly clientId: string;
+  /** Settles when the client's MCP servers are connected (or failed, said in a notice). */
+  readonly ready: Promise<void>;
+  detach(): void;
+}
+
+/** A turn that started: its id at once, its result when it ends. */
+export interface StartedTurn {
+  turnId: string;
+  done: Promise<TurnResult>;
+}
+
+export interface TurnOptions {
+  /** The client that starts it (`turn_start.origin`): its editor seam serves the turn. */
+  origin?: string | undefined;
+}
+
+export interface QueuedTurnOptions extends TurnOptions {
+  /**
+   * Wait for the running turn (and the origin's MCP servers) instead of refusing with
+   * `session_busy`, then start (ACP v1, which has no busy answer). `withdrawQueued(origin)`
+   * while it waits answers 'cancelled' without running it.
+   */
+  queue: true;
+}
+
+/** One session, as a transport holds it: commands in, events out, read-only facts. */
+export interface SessionHandle {
+  readonly id: string;
+  /** Everything the log determines (read only: it changes by events alone). */
+  readonly state: Readonly<SessionState>;
+  readonly status: 'idle' | 'running';
+  /** The seq of the last event. */
+  readonly lastSeq: number;
+  /** The running turn's id, so a client can tell its own turn from another client's. */
+  readonly runningTurnId: string | undefined;
+  meta(): SessionMeta;
+  summary(): SessionSummary;
+  /** Permission requests still waiting for an answer. */
+  pendingPermissions(): string[];
+
+  /**
+   * Listens to the session's events; with afterSeq, everything after it first (from memory, or
+   * read from the log in chunks: wait for `caughtUp` before relying on having seen it all).
+   */
+  subscribe(listener: Listener, afterSeq?: number, opts?: SubscribeOptions): Subscription;
+  /** A registered fold's state after the last event (JSON), so a reader can start here. */
+  foldState(name: string): unknown;
+  /** Where a reader that must start at `seq` can begin, and the folds' states there. */
+  checkpointAtOrBefore(seq: number): { seq: number; folds: Record<string, unknown> };
+
+  /** Attaches a client: its editor seam serves its turns; its MCP servers connect in the background. */
+  attach(opts: AttachOptions): ClientAttachment;
+  /** Starts a turn and returns at once (`session_busy` while one runs); `done` settles when it ends. */
+  startTurn(text: string, opts?: TurnOptions): StartedTurn;
+  /** Queues the turn behind the running one; 'cancelled' when withdrawn before it started. */
+  startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
+  /** Withdraws the origin's queued prompts (they answer 'cancelled'); false when none waited. */
+  withdrawQueued(origin: string): boolean;
+  /** Stops the running turn; false when none runs. */
+  cancel(): boolean;
+  respondPermission(requestId: string, decision: Decision, by: string): void;
+  setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset };
+  setMode(mode: AgentMode): AgentMode;
+  /** Refuses a model that cannot run (unknown id, bad scripted file, no key) before it is set. */
+  setModel(model: string): string;
+}
+
+export interface SessionDefaults {
+  cwd: string;
+  model: string;
+  mode: AgentMode;
+  sandbox: SandboxMode;
+  approval: ApprovalPreset;
+}
+
+export interface NewSessionOptions {
+  cwd?: string | undefined;
+  model?: string | undefined;
+  mode?: AgentMode | undefined;
+  approval?: ApprovalPreset | undefined;
+}
+
+export interface ListPage {
+  sessions: SessionSummary[];
+  /** Pass back as `cursor` for the next page; absent on the last. */
+  nextCursor?: string;
+}
+
+export interface ListQuery {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+  /** Only sessions of this workspace. */
+  cwd?: string | undefined;
+}
+
+/** The server's sessions, as a transport reaches them. Sessions belong to the server, not to a connection. */
+export interface Sessions {
+  readonly defaults: SessionDefaults;
+  create(opts?: NewSessionOptions): SessionHandle;
+  /**
+   * A session in memory, or loaded synchronously (file store). A store that reads only
+   * asynchronously serves only sessions `open` loaded: transports open a session a request names first.
+   */
+  get(id: string): SessionHandle;
+  /** A session in memory, or loaded in chunks; `write: false` (a read) never takes a fleet session over. */
+  open(id: string, opts?: { write?: boolean }): Promise<SessionHandle>;
+  /** The session if it is in memory, without counting as a use. */
+  peek(id: string): SessionHandle | undefined;
+  /** Whether the session is in memory or in the store. */
+  has(id: string): Promise<boolean>;
+  /** A client is done with it: let go now if nobody else uses it, else once its turn ends. */
+  close(id: string): Promise<void>;
+  /** Sessions newest first, a page at a time. */
+  list(q?: ListQuery): Promise<ListPage>;
+  /** Every model a person can pick now, with the default and `current` first. */
+  models(current?: string): ModelChoice[];
+  /** Where the built-in providers read their keys, and whether each is set. */
+  credentials(): Credential[];
+  /** What GET /health says of the store. */
+  storeStatus(): StoreStatus;
+  /** Keeps a fold for sessions created or loaded from now on. */
+  useFold(fold: SessionFold): void;
+  /** This server's name in its fleet (undefined: a single server). */
+  readonly fleetInstance: string | undefined;
+  /** Where to send an HTTP command for a session another fleet server writes (undefined: it is served here). */
+  forwardTarget(id: string): Promise<{ instance: string; url: string | undefined } | undefined>;
+}

@@ -1,0 +1,265 @@
+import { errorText, FerretError, type AgentMode, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
+import type { LogMark, SessionLog } from '../../store/session-store.js';
+import type { Tool } from '../../tools/define.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import type { QueuedTurnOptions, StartedTurn, TurnOptions } from '../api.js';
+import { PendingPermissions } from '../approvals.js';
+import { interruptedTurnEvents } from '../interrupted-turn.js';
+import { checkModel } from '../model-check.js';
+import { applyEvent } from '../session-state.js';
+import type { LiveSession } from '../sessions/live-session.js';
+import type { LoadedSession } from '../sessions/session-load.js';
+import type { SessionDeps, TurnHost } from '../turn-host.js';
+import { runTurn } from '../turn.js';
+import { Persistence } from './persistence.js';
+import { freshLoad, SessionBase, SessionBody } from './session-body.js';
+import { TurnQueue } from './turn-queue.js';
+
+interface RunningTurn {
+  turnId: string;
+  origin: string | undefined;
+  controller: AbortController;
+  done: Promise<TurnResult>;
+}
+
+/** How long a turn's answer waits for its events to be written (a store that is away answers anyway, and writes them later). */
+const DRAIN_WAIT_MS = 2000;
+
+/**
+ * A session this server writes: commands become events (number → fold → log → bus) and turns
+ * run here. Its state is a fold of its event log; transports send it commands and read its
+ * events, never its fields.
+ */
+export class LocalSession extends SessionBase implements TurnHost, LiveSession {
+  private readonly permissions = new PendingPermissions();
+  /** Tools of config.json's MCP servers, loaded at the start of a turn. */
+  private configTools: Tool[] = [];
+  private running: RunningTurn | undefined;
+  private readonly persistence: Persistence;
+  private readonly queue: TurnQueue;
+
+  /** Over a body already folded (a load, or a followed session this server takes over), at the log's marks. */
+  constructor(body: SessionBody, marks: { checkpoint: LogMark; snapshotSeq: number }) {
+    super(body);
+    body.emitter = (d) => void this.emit(d);
+    this.persistence = new Persistence(body, marks);
+    this.queue = new TurnQueue(this);
+  }
+
+  /** A new session (nothing loaded), or one loaded from its log. */
+  static over(id: string, deps: SessionDeps, log: SessionLog, loaded: LoadedSession = freshLoad(deps), sandbox?: SessionBody['st']['sandbox']): LocalSession {
+    return new LocalSession(new SessionBody(id, deps, log, loaded, sandbox), { checkpoint: loaded.checkpoint, snapshotSeq: loaded.snapshotSeq });
+  }
+
+  get deps(): SessionDeps {
+    return this.body.deps;
+  }
+
+  private get log(): SessionLog {
+    return this.body.log;
+  }
+
+  get status(): 'idle' | 'running' {
+    return this.running ? 'running' : 'idle';
+  }
+
+  get runningTurnId(): string | undefined {
+    return this.running?.turnId;
+  }
+
+  /** A turn the log says runs, though no process runs it: ended as interrupted (a crash, a dead fleet server). */
+  endInterruptedTurn(reason: string): void {
+    if (this.running) return;
+    for (const d of interruptedTurnEvents(this.body.st, reason)) this.emit(d);
+  }
+
+  /** Keeps the whole state at the log's end, so a load folds only what comes after. */
+  snapshot(): Promise<void> {
+    return this.persistence.snapshot();
+  }
+
+  /** Number, apply, log, then publish: the log is handed every event before any client sees it. */
+  emit<E extends EventDraft>(draft: E): EventOf<E['type']> {
+    const b = this.body;
+    if (b.closed) {
+      // A turn that ends after the session closed (a shutdown deadline): nothing is written any more.
+      b.deps.logger.debug({ sessionId: b.id, type: draft.type }, 'event after close dropped');
+      return { seq: b.seq, sessionId: b.id, ts: Date.now(), type: draft.type, data: draft.data } as EventOf<E['type']>;
+    }
+    // Field by field (no spread): the same key order, a fraction of the cost per event.
+    const event = { seq: ++b.seq, sessionId: b.id, ts: Date.now(), type: draft.type, data: draft.data } as SessionEvent;
+    applyEvent(b.st, event);
+    b.folds.apply(event);
+    this.persistence.emitted(event);
+    // After the folds: a write this append triggers checkpoints their state after this event.
+    this.log.append(event);
+    b.lastActive = event.ts;
+    b.bus.publish(event);
+    return event as EventOf<E['type']>;
+  }
+
+  /**
+   * Nothing holds this session in memory: no turn runs, no permission waits, no client is
+   * attached or listening. Only such a session may be let go (and loaded again on demand).
+   */
+  get idle(): boolean {
+    const b = this.body;
+    return !b.closed && !this.running && this.permissions.ids().length === 0 && b.attachments.size === 0 && !b.bus.busy;
+  }
+
+  /**
+   * Its log can never write again while its store is fine (Redis: the lease lost to another
+   * instance, or the stream lost data): the manager lets it go and loads it afresh when asked.
+   */
+  get defunct(): boolean {
+    return !this.body.closed && this.log.unavailable() !== undefined && this.deps.store.unavailable() === undefined;
+  }
+
+  tools(): ToolRegistry {
+    const extra = this.body.attachments.tools(this.configTools);
+    return extra.length ? this.deps.tools.with(extra) : this.deps.tools;
+  }
+
+  filesFor(origin: string | undefined): FileAccess {
+    return this.body.attachments.filesFor(origin);
+  }
+
+  async loadConfigTools(): Promise<void> {
+    if (!this.deps.mcp) return;
+    try {
+      const { tools, failures } = await this.deps.mcp.tools();
+      this.configTools = tools;
+      for (const text of failures) this.emit({ type: 'notice', data: { level: 'warning', text } });
+    } catch (err) {
+      this.emit({ type: 'notice', data: { level: 'warning', text: `MCP servers from config.json are unavailable: ${errorText(err)}` } });
+    }
+  }
+
+  /** Starts a turn and returns at once; `done` settles when it ends. `turnId`: one a fleet server chose for it. */
+  startTurn(text: string, opts?: TurnOptions & { turnId?: string }): StartedTurn;
+  startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
+  startTurn(text: string, opts: TurnOptions & { turnId?: string; queue?: true } = {}): StartedTurn | Promise<StartedTurn | 'cancelled'> {
+    if (opts.queue) return this.queue.start(text, opts.origin);
+    if (this.body.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
+    // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
+    const down = this.log.unavailable();
+    if (down) throw new FerretError('storage', `cannot start a turn: ${down.message}`, down.data);
+    if (this.running) {
+      throw new FerretError(
+        'session_busy',
+        `session ${this.id} is running turn ${this.running.turnId}; wait for it to end or cancel it`,
+        { turnId: this.running.turnId },
+      );
+    }
+    const turnId = opts.turnId ?? `turn_${crypto.randomUUID().slice(0, 8)}`;
+    const origin = opts.origin;
+    const controller = new AbortController();
+    const done = runTurn(this, { turnId, text, origin, signal: controller.signal })
+      // The answer goes out once the turn's events are in the store (Redis acknowledges writes
+      // later): a read through another fleet server right after it sees the whole turn.
+      .then(async (r) => {
+        await drained(this.log, DRAIN_WAIT_MS);
+        return r;
+      })
+      .finally(() => {
+        this.running = undefined;
+        this.body.lastActive = Date.now();
+        this.saveMeta();
+      });
+    this.running = { turnId, origin, controller, done };
+    return { turnId, done };
+  }
+
+  /** Settles when the client's MCP servers are connected: a queued prompt starts with its tools. */
+  clientReady(origin: string | undefined): Promise<void> {
+    return this.body.attachments.ready(origin);
+  }
+
+  withdrawQueued(origin: string): boolean {
+    return this.queue.withdraw(origin);
+  }
+
+  /** Stops the running turn; false when none runs. */
+  cancel(): boolean {
+    if (!this.running) return false;
+    this.running.controller.abort();
+    return true;
+  }
+
+  /** Waits for the running turn, if any, to end. */
+  async settled(): Promise<void> {
+    await this.running?.done.catch(() => undefined);
+  }
+
+  /** Waits for any client's answer; with a permission timeout, nobody answering in time means deny. */
+  askPermission(requestId: string, signal: AbortSignal) {
+    const waiting = this.permissions.wait(requestId, signal);
+    const ms = this.deps.permissionTimeoutMs;
+    if (ms === undefined) return waiting;
+    const timer = setTimeout(() => {
+      if (!this.permissions.ids().includes(requestId)) return;
+      const s = Math.round(ms / 100) / 10;
+      this.emit({ type: 'notice', data: { level: 'warning', text: `nobody answered permission request ${requestId} within ${s} s, so it was denied (permission timeout)` } });
+      this.permissions.respond(requestId, 'deny', 'timeout');
+    }, ms);
+    return waiting.finally(() => clearTimeout(timer));
+  }
+
+  respondPermission(requestId: string, decision: Decision, by: string): void {
+    this.permissions.respond(requestId, decision, by);
+  }
+
+  pendingPermissions(): string[] {
+    return this.permissions.ids();
+  }
+
+  setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset } {
+    const old = this.body.st.approval;
+    this.emit({ type: 'approval_changed', data: { old, new: preset } });
+    return { old, new: preset };
+  }
+
+  setMode(mode: AgentMode): AgentMode {
+    const old = this.body.st.mode;
+    if (old !== mode) this.emit({ type: 'mode_changed', data: { old, new: mode } });
+    this.saveMeta();
+    return mode;
+  }
+
+  setModel(model: string): string {
+    checkModel(this.deps.resolver, model, this.body.st.cwd);
+    const old = this.body.st.model;
+    if (old !== model) this.emit({ type: 'model_changed', data: { old, new: model } });
+    this.saveMeta();
+    return model;
+  }
+
+  /** The summary session/list shows, into the store's index (written in the background). */
+  saveMeta(final = false): void {
+    if (this.body.closed) return;
+    this.deps.store.putMeta(this.meta(), final);
+  }
+
+  /** Stops at once: cancels the turn, detaches every client, flushes and closes the log, gives back the lock. */
+  close(): void {
+    if (this.body.closed) return;
+    this.saveMeta(true); // leaving memory: meta.json beside the log too (the index is a cache)
+    this.cancel();
+    this.body.attachments.detachAll();
+    this.body.closed = true;
+    this.log.close();
+  }
+
+  /** Keeps a snapshot of what changed, then closes: a session let go, or a server shutting down. */
+  async release(): Promise<void> {
+    if (this.body.closed) return;
+    await this.snapshot();
+    this.close();
+  }
+}
+
+async function drained(log: SessionLog, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([log.drain().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}

@@ -2,10 +2,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/** Outside src/sandbox/, the sandbox is reached only through its door (src/sandbox/index.ts). */
+const SANDBOX_DOOR = { group: ['**/sandbox/**', '!**/sandbox/index.js'], message: 'outside src/sandbox/, import the sandbox only through sandbox/index.js' };
+
 /** One no-restricted-imports block for a part: `banned` parts (and, with `coreIndexOnly`, core's inside) are off limits. */
 function layer(files, message, banned, coreIndexOnly = false) {
   const patterns = banned.map((part) => ({ group: [`**/${part}/**`, `**/${part}`], message }));
   if (coreIndexOnly) patterns.push({ group: ['**/core/**', '!**/core/index.js'], message });
+  if (!files.startsWith('src/sandbox/')) patterns.push(SANDBOX_DOOR);
   // Test files may reach inside a part to test it; the arrows are for the product.
   return [{ files: [files], ignores: ['**/*.test.ts'], rules: { 'no-restricted-imports': ['error', { patterns }] } }];
 }
@@ -44,8 +48,6 @@ export default tseslint.config(
     ignores: [
       'src/cli/**',
       '**/*.test.ts',
-      // Temporary: removed when the sandbox front door lands (sandbox/ then gets its values as options too).
-      'src/sandbox/**',
     ],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read the environment in src/cli/ (cli/environment.ts) and pass the value down as an option' }],
@@ -68,6 +70,8 @@ export default tseslint.config(
   ...layer('src/transports/acp/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'http'], true),
   ...layer('src/transports/http/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'acp'], true),
   ...layer('src/cli/**/*.ts', 'cli imports only cli, core/index, protocol and the transports', ['providers', 'store', 'sandbox', 'tools'], true),
+  // Tests outside the sandbox use its door too (the sandbox's own tests may import their neighbours).
+  { files: ['src/**/*.test.ts', 'test/**/*.ts'], ignores: ['src/sandbox/**'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX_DOOR] }] } },
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

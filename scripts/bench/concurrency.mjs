@@ -4,7 +4,7 @@
 // end_turn, or a tool call that did not complete with exit 0 (each session's tool_call_end, read
 // back from its event log after the run). The server's peak RSS is read after.
 // Floor, same run: a plain node process that spawns the same N sandboxes (the exact bwrap argv
-// ferret builds, from src/sandbox/confine.ts) all at once with child_process.spawn and waits for
+// ferret builds, from src/sandbox/confine/confine.ts, through src/sandbox/index.ts) all at once with child_process.spawn and waits for
 // them: spawns/s. The ratio is floor ÷ ferret (how many times slower ferret's turns are), each
 // ferret run against the mean of the floor runs just before and after it; the median of those.
 import { spawn } from 'node:child_process';
@@ -20,9 +20,10 @@ import { ferret, memOf, median, now, withTimeout } from './lib.mjs';
 async function confineArgv(ws) {
   const { build } = await import('rolldown');
   const dir = tempDir('bench-conc-confine');
-  await build({ input: new URL('../../src/sandbox/confine.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'confine.mjs' }, logLevel: 'silent' });
-  const { confineCommand } = await import(`${dir}/confine.mjs`);
-  const c = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
+  // Through the sandbox's door (the classifier is a lazy chunk, never loaded here).
+  await build({ input: new URL('../../src/sandbox/index.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'sandbox.mjs' }, logLevel: 'silent' });
+  const { confineCommand, createHostFacts } = await import(`${dir}/sandbox.mjs`);
+  const c = confineCommand({ host: createHostFacts({ env: process.env }), mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
   removeDir(dir);
   return { file: c.file, args: c.args, env: c.env };
 }

@@ -4,7 +4,7 @@
 // `tool_call_end` notifications at the ACP client.
 // Floors, same run: execa('bash', ['-c', 'true']) and child_process.spawn, sequentially; and the
 // raw confined and unconfined spawns (the exact argv and env ferret builds, from
-// src/sandbox/confine.ts) with child_process.spawn, which give the confined − unconfined overhead
+// src/sandbox/confine/confine.ts, through src/sandbox/index.ts) with child_process.spawn, which give the confined − unconfined overhead
 // of `true` by itself. Ferret's calls are set against those raw spawns of the same argv.
 // Every spawn here has stdin 'ignore', as ferret's command helper starts commands: with stdin a
 // pipe (a socketpair under Node) and SHLVL unset, bash takes itself for a command run by sshd and
@@ -22,12 +22,14 @@ import { ferret, median, now, withTimeout } from './lib.mjs';
 async function loadConfine() {
   const { build } = await import('rolldown');
   const dir = tempDir('bench-tools-confine');
-  await build({ input: new URL('../../src/sandbox/confine.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'confine.mjs' }, logLevel: 'silent' });
-  const mod = await import(`${dir}/confine.mjs`);
+  // Through the sandbox's door (the classifier is a lazy chunk, never loaded here).
+  await build({ input: new URL('../../src/sandbox/index.ts', import.meta.url).pathname, platform: 'node', external: [/^node:/], output: { dir, format: 'esm', entryFileNames: 'sandbox.mjs' }, logLevel: 'silent' });
+  const mod = await import(`${dir}/sandbox.mjs`);
   removeDir(dir);
   return mod;
 }
-const { confineCommand } = await loadConfine();
+const { confineCommand, createHostFacts } = await loadConfine();
+const host = createHostFacts({ env: process.env });
 
 async function ferretCalls(sandbox, k) {
   const home = tempDir('bench-tools-home');
@@ -114,8 +116,8 @@ export async function run({ quick = false } = {}) {
   const reps = quick ? 1 : 3;
   const ws = tempDir('bench-tools-raw');
   try {
-    const conf = confineCommand({ mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
-    const unconf = confineCommand({ mode: 'danger-full-access', workspace: ws, command: 'true', env: process.env });
+    const conf = confineCommand({ host, mode: 'workspace-write', workspace: ws, command: 'true', env: process.env });
+    const unconf = confineCommand({ host, mode: 'danger-full-access', workspace: ws, command: 'true', env: process.env });
     const r = { execa: [], cp: [], rawConf: [], rawUnconf: [], ww: [], dfa: [], forkBare: [], forkBig: [], rssBare: [], rssBig: [] };
     for (let i = 0; i < reps; i++) {
       const bare = await forkCost(0);

@@ -6,7 +6,7 @@
 //
 // Cached code runs with the server's rights, unconfined: it lives in CHIMERA_HOME/ferret/, a
 // state folder no tool can read or write even when CHIMERA_HOME holds the workspace
-// (sandbox/state-roots.ts), and V8 itself checks little (the source's length, not its text; no
+// (sandbox/paths/state-roots.ts), and V8 itself checks little (the source's length, not its text; no
 // checksum in release builds, and damaged code crashes the process), so ferret keys each file on
 // a CRC of the source and checks a CRC of the cached bytes before handing them to V8.
 import { lstatSync, mkdirSync, readFileSync, promises as fsp } from 'node:fs';

@@ -3,10 +3,7 @@ import { createProviderFactories, type FactoryTuning } from '../providers/regist
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
-import { passCommandEnv, probeBwrap } from '../sandbox/confine.js';
-import { scrubInitialEnviron } from '../sandbox/environ.js';
-import { buildRuleSet, type RuleSet } from '../sandbox/rules.js';
-import { protectStateRoot } from '../sandbox/state-roots.js';
+import { bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, type RuleSet } from '../sandbox/index.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
 import { logFds } from '../store/fd-pool.js';
@@ -97,7 +94,10 @@ export function createCore(opts: CoreOptions): CoreInternals {
   if (opts.maxOpenLogs !== undefined) logFds.setMax(opts.maxOpenLogs);
   const home = opts.home ?? chimeraHome(env);
   const config = opts.config ?? loadConfig(home);
-  guardState(home, config, opts.logger);
+  // ferret's own state (CHIMERA_HOME) protected from every tool (file tools refuse it, commands
+  // do not see it), and config.json's env.pass given to commands: the sandbox's facts for this server.
+  const sandbox = createHostFacts({ env, stateRoots: [home], commandEnvPass: config.env?.pass ?? [] });
+  guardState(home, opts.logger);
   const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
   const tools = lazyTools(opts.allowedTools);
   const rules = lazyRules(config.rules);
@@ -122,6 +122,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
       ),
     logger: opts.logger,
     env,
+    sandbox,
     maxSteps: config.maxSteps ?? 50,
     toolOutputCap: config.toolOutputCapBytes ?? DEFAULT_TOOL_OUTPUT_CAP,
     mcp: createMcpPool(mcpSpecs(config), opts.logger),
@@ -217,10 +218,10 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
     // Each tool's JSON schema, and its zod schema's first parse (zod compiles a fast path then).
     { name: 'tool schemas', run: async () => void deps.tools.list().map((t) => (toolSpec(t), t.schema.safeParse({}))) },
     { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner(deps.env) },
-    { name: 'shell parser', run: async () => (await import('../sandbox/shell-parse.js')).loadBashParser() },
-    { name: 'bash classifier', run: async () => (await import('../sandbox/bash-approval.js')).bashApproval('ls -la | head -n 3', deps.rules) },
-    ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap() }] : []),
-    { name: 'bash rehearsal', run: async () => (await import('../tools/bash-rehearsal.js')).rehearseBash(sandbox) },
+    { name: 'shell parser', run: () => loadBashParser() },
+    { name: 'bash classifier', run: () => bashApproval('ls -la | head -n 3', deps.rules) },
+    ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap(deps.sandbox) }] : []),
+    { name: 'bash rehearsal', run: async () => (await import('../tools/bash-rehearsal.js')).rehearseBash(sandbox, deps.sandbox) },
     { name: 'session index', run: () => deps.store.listMetas({ limit: 1 }) },
     { name: 'audit log', run: () => deps.audit.prepare() },
     ...extra,
@@ -239,13 +240,10 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
 }
 
 /**
- * ferret's own state, before any tool runs: CHIMERA_HOME made owner-only and protected from
- * every tool (file tools refuse it, commands do not see it); config.json's env.pass registered
- * for commands; secrets overwritten in this process's initial environment block.
+ * ferret's own state, before any tool runs: CHIMERA_HOME made owner-only; secrets overwritten in
+ * this process's initial environment block.
  */
-function guardState(home: string, config: FerretConfig, logger: Logger): void {
-  protectStateRoot(home);
-  passCommandEnv(config.env?.pass ?? []);
+function guardState(home: string, logger: Logger): void {
   // Off the start-up path, and still long before any command or MCP server can start (that needs a
   // turn). Two hops: the answer to input already waiting (an editor's `initialize`) is queued in
   // the first check phase, and goes out before this runs.
@@ -255,7 +253,9 @@ function guardState(home: string, config: FerretConfig, logger: Logger): void {
     } catch (err) {
       logger.warn({ err, home }, 'cannot prepare CHIMERA_HOME');
     }
-    const scrub = scrubInitialEnviron();
+    // The live environment, not the copy in `env`: the scrub moves each value off the block it overwrites.
+    // eslint-disable-next-line no-restricted-properties -- not configuration: the scrub rewrites this process's own environment block
+    const scrub = scrubInitialEnviron(process.env);
     if (scrub.error) logger.debug({ error: scrub.error }, 'secrets stay readable in /proc/<pid>/environ');
   }));
 }

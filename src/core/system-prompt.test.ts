@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { protectStateRoot } from '../sandbox/state-roots.js';
+import { createHostFacts } from '../sandbox/index.js';
 import { agentsDirs, systemPrompt } from './system-prompt.js';
 
 describe('system prompt', () => {
+  const sandbox = createHostFacts({ env: {} });
   const ws = mkdtempSync(join(tmpdir(), 'ferret-sp-'));
   // A workspace named through a symlink (a symlinked TMPDIR, a fleet's mount): its AGENTS.md is read all the same.
   const linked = `${ws}-link`;
@@ -23,11 +24,11 @@ describe('system prompt', () => {
     mkdirSync(join(ws, 'pkg', 'deep'), { recursive: true });
     writeFileSync(join(ws, 'pkg', 'AGENTS.md'), 'PKG RULE');
     writeFileSync(join(ws, 'pkg', 'deep', 'AGENTS.md'), 'UNTOUCHED RULE');
-    const untouched = systemPrompt('code', ws, []);
+    const untouched = systemPrompt('code', ws, [], [], sandbox);
     expect(untouched).toContain('ROOT RULE');
-    expect(systemPrompt('code', linked, [])).toContain('ROOT RULE');
+    expect(systemPrompt('code', linked, [], [], sandbox)).toContain('ROOT RULE');
     expect(untouched).not.toContain('PKG RULE');
-    const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'file.ts')]);
+    const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'file.ts')], sandbox);
     expect(p.indexOf('ROOT RULE')).toBeLessThan(p.indexOf('PKG RULE'));
     expect(p).not.toContain('UNTOUCHED RULE');
   });
@@ -35,9 +36,9 @@ describe('system prompt', () => {
   it('an AGENTS.md that is a FIFO never blocks the prompt; a long one is cut, not dropped', () => {
     mkdirSync(join(ws, 'pkg', 'fifo'), { recursive: true });
     execFileSync('mkfifo', [join(ws, 'pkg', 'fifo', 'AGENTS.md')]);
-    expect(systemPrompt('code', ws, [], [join(ws, 'pkg', 'fifo', 'x.ts')])).not.toContain('Instructions from pkg/fifo');
+    expect(systemPrompt('code', ws, [], [join(ws, 'pkg', 'fifo', 'x.ts')], sandbox)).not.toContain('Instructions from pkg/fifo');
     writeFileSync(join(ws, 'pkg', 'AGENTS.md'), 'y'.repeat(2_000_000));
-    const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'x.ts')]);
+    const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'x.ts')], sandbox);
     expect(p).toContain('y'.repeat(32_000));
     expect(p).not.toContain('y'.repeat(32_001));
   });
@@ -46,7 +47,8 @@ describe('system prompt', () => {
     const home = mkdtempSync(join(tmpdir(), 'ferret-sp-home-'));
     const outside = mkdtempSync(join(tmpdir(), 'ferret-sp-out-'));
     try {
-      protectStateRoot(home);
+      // ferret's state roots: its home, and one inside the workspace (CHIMERA_HOME=./state).
+      const facts = createHostFacts({ env: {}, stateRoots: [home, join(ws, 'pkg', 'state')] });
       mkdirSync(join(home, 'ferret'), { recursive: true });
       writeFileSync(join(home, 'ferret', 'config.json'), '{"apiKey":"SECRET-KEY"}');
       writeFileSync(join(outside, 'notes'), 'OUTSIDE TEXT');
@@ -58,12 +60,11 @@ describe('system prompt', () => {
       symlinkSync(join(outside, 'notes'), join(ws, 'pkg', 'b', 'AGENTS.md'));
       // A state root inside the workspace (CHIMERA_HOME=./state): its files are not the model's either.
       const inner = join(ws, 'pkg', 'state');
-      protectStateRoot(inner);
       mkdirSync(join(inner, 'ferret'), { recursive: true });
       writeFileSync(join(inner, 'ferret', 'config.json'), '{"apiKey":"INNER-SECRET"}');
       mkdirSync(join(ws, 'pkg', 'c'), { recursive: true });
       symlinkSync('../state/ferret/config.json', join(ws, 'pkg', 'c', 'AGENTS.md'));
-      const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'a', 'x.ts'), join(ws, 'pkg', 'b', 'y.ts'), join(ws, 'pkg', 'c', 'z.ts')]);
+      const p = systemPrompt('code', ws, [], [join(ws, 'pkg', 'a', 'x.ts'), join(ws, 'pkg', 'b', 'y.ts'), join(ws, 'pkg', 'c', 'z.ts')], facts);
       expect(p).not.toContain('INNER-SECRET');
       expect(p).toContain('LINKED RULE');
       expect(p).not.toContain('SECRET-KEY');
@@ -75,7 +76,7 @@ describe('system prompt', () => {
   });
 
   it('gives the plan agent its own instructions', () => {
-    expect(systemPrompt('plan', ws, [])).toMatch(/plan mode/);
-    expect(systemPrompt('code', ws, [])).not.toMatch(/plan mode/);
+    expect(systemPrompt('plan', ws, [], [], sandbox)).toMatch(/plan mode/);
+    expect(systemPrompt('code', ws, [], [], sandbox)).not.toMatch(/plan mode/);
   });
 });

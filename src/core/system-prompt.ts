@@ -1,7 +1,6 @@
 import { dirname, join, relative, sep } from 'node:path';
 import { isInside, type AgentMode } from '../protocol/index.js';
-import { readFileHeadSync, realPathOf } from '../sandbox/real-path.js';
-import { inStateBlock } from '../sandbox/state-roots.js';
+import { inStateBlock, readFileHeadSync, realPathOf, type HostFacts } from '../sandbox/index.js';
 import type { OfferedTool } from './turn-host.js';
 
 const BASE: Record<AgentMode, string> = {
@@ -47,10 +46,11 @@ function readAgents(allowed: (real: string) => boolean, dir: string): string | u
  * the workspace root and from every folder on the way to a file the agent has touched (as Codex
  * does), nearer files last so their instructions win.
  */
-export function systemPrompt(mode: AgentMode, cwd: string, tools: OfferedTool[], touched: Iterable<string> = []): string {
+export function systemPrompt(mode: AgentMode, cwd: string, tools: OfferedTool[], touched: Iterable<string>, sandbox: HostFacts): string {
   const parts = [BASE[mode], `Workspace: ${cwd}`, `Tools: ${tools.map((t) => t.tool.id).join(', ')}`];
   const ws = realPathOf(cwd); // the descriptor's path is a real one
-  const allowed = (real: string) => isInside(ws, real) && inStateBlock(ws, real) === undefined;
+  const facts = sandbox.workspace(ws);
+  const allowed = (real: string) => isInside(ws, real) && inStateBlock(facts, real) === undefined;
   for (const dir of agentsDirs(cwd, touched)) {
     const text = readAgents(allowed, dir);
     if (text !== undefined) parts.push(`Instructions from ${relative(cwd, join(dir, 'AGENTS.md'))}:\n${text}`);

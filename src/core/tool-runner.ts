@@ -105,12 +105,12 @@ async function steps(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
     return { status: 'denied', output: `the plan agent cannot use ${tool.id}: it proposes changes and does not make them` };
   }
   const { cwd, sandbox } = host.state;
-  const placed = placePaths(tool, args, reals, cwd, sandbox);
+  const placed = placePaths(tool, args, reals, host.deps.sandbox.workspace(cwd), sandbox);
   if (!placed.ok) {
     host.emit({ type: 'sandbox_violation', data: { callId: call.id, tool: tool.id, path: placed.real, mode: sandbox, reason: placed.reason } });
     return { status: 'failed', output: `sandbox (${sandbox}) refused ${tool.id}: ${placed.reason}` };
   }
-  tool.prepare?.(sandbox, host.deps.env);
+  tool.prepare?.(sandbox, host.deps.env, host.deps.sandbox);
   const decision = await decideCall(host, tool, args, placed.reals);
   const refused = await gate(host, run, tool, args, decision);
   if (refused) return refused;
@@ -165,6 +165,7 @@ function context(host: TurnHost, run: ToolCallRun, tool: Tool): ToolContext {
     sandbox,
     files: run.files,
     env: host.deps.env,
+    facts: host.deps.sandbox.workspace(cwd),
     progress: (stream, text) => host.emit({ type: 'tool_call_progress', data: { callId, stream, text } }),
     fileEdit: (e) => host.emit({ type: 'file_edit', data: { callId, ...e } }),
     fileOpen: (path, line) => host.emit({ type: 'file_open', data: { callId, path, ...(line !== undefined ? { line } : {}) } }),

@@ -3,7 +3,7 @@ import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { ModelResolver } from '../providers/resolve.js';
 import type { ToolSpec } from '../providers/provider.js';
 import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
-import type { RuleSet } from '../sandbox/rules.js';
+import type { HostFacts, RuleSet } from '../sandbox/index.js';
 import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { Tool } from '../tools/define.js';
@@ -32,6 +32,8 @@ export interface SessionDeps {
   audit: AuditStore;
   logger: Logger;
   env: NodeJS.ProcessEnv;
+  /** What the sandbox knows of this machine and each workspace (state roots, found programs, scans). */
+  sandbox: HostFacts;
   maxSteps: number;
   /** Bytes of a tool result the model, the clients and the log receive; the rest is cut with a note. */
   toolOutputCap: number;

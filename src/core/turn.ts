@@ -80,7 +80,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     let usage: Usage | undefined;
     try {
       const stream = model.stream({
-        system: systemPrompt(session.state.mode, session.state.cwd, tools, session.state.touched),
+        system: systemPrompt(session.state.mode, session.state.cwd, tools, session.state.touched, session.deps.sandbox),
         messages: session.state.history,
         tools: tools.map((t) => t.spec),
         signal,

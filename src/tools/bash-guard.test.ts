@@ -7,12 +7,12 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../protocol/index.js';
-import { probeBwrap } from '../sandbox/confine.js';
-import { protectStateRoot } from '../sandbox/state-roots.js';
+import { createHostFacts, probeBwrap } from '../sandbox/index.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 import { bashTool } from './bash.js';
 import type { ToolContext } from './define.js';
 
+const host = createHostFacts({ env: {} });
 const base = realpathSync(mkdtempSync(join(scratchRoot(), 'bash-guard-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
@@ -31,6 +31,7 @@ async function bash(ws: string, command: string, sandbox: SandboxMode = 'workspa
     sandbox,
     files: { readText: () => Promise.reject(new Error('unused')), writeText: () => Promise.reject(new Error('unused')) },
     env: { ...process.env },
+    facts: host.workspace(ws),
     progress: () => {},
     fileEdit: () => {},
     fileOpen: () => {},
@@ -61,7 +62,7 @@ function metaEntries(ws: string): string[] {
 }
 
 beforeAll(async () => {
-  const probe = await probeBwrap();
+  const probe = await probeBwrap(host);
   if (!probe.ok) throw new Error(`bubblewrap unavailable: ${probe.reason}`);
 });
 
@@ -210,7 +211,7 @@ describe("ferret's own state is not there for commands", () => {
         writeFileSync(join(home, 'ferret', 'audit.jsonl'), '');
         writeFileSync(join(home, 'ferret', 'audit.key'), MARK.repeat(4));
         writeFileSync(join(home, 'eventlog', 'ferret-x', 'events.jsonl'), `{"text":"${MARK}"}\n`);
-        protectStateRoot(home);
+        host.protectStateRoot(home);
         before = JSON.stringify(readdirSync(home, { recursive: true }).sort());
       });
       it.each(modes.flatMap((m) => reads.map((f, i) => [m, i, f] as const)))('%s: read #%i sees nothing', async (mode, _i, f) => {

@@ -2,6 +2,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxMode } from '../protocol/index.js';
+import type { HostFacts } from '../sandbox/index.js';
 import { bashTool } from './bash.js';
 import { nodeFiles } from './node-files.js';
 
@@ -10,7 +11,7 @@ import { nodeFiles } from './node-files.js';
  * after: the first real call of a process then finds the command helper's spawn path, bubblewrap
  * and the tool's own code already run once (measured: 32 → 14 ms for the first `bash true`).
  */
-export async function rehearseBash(sandbox: SandboxMode): Promise<void> {
+export async function rehearseBash(sandbox: SandboxMode, host: HostFacts): Promise<void> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), 'ferret-warm-')));
   try {
     const outcome = await bashTool.run(
@@ -22,6 +23,7 @@ export async function rehearseBash(sandbox: SandboxMode): Promise<void> {
         sandbox,
         files: nodeFiles,
         env: {},
+        facts: host.workspace(dir),
         progress: () => {},
         fileEdit: () => {},
         fileOpen: () => {},

@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import { bashApproval } from '../sandbox/bash-approval.js';
-import { confineCommand, probeBwrap, BWRAP_INSTALL_HINT, type ConfinedSpawn } from '../sandbox/confine.js';
-import { detectViolation } from '../sandbox/violation.js';
-import { scanWorkspace, sweepWorkspace, type WorkspaceScan } from '../sandbox/workspace-guard.js';
+import {
+  bashApproval,
+  BWRAP_INSTALL_HINT,
+  confineCommand,
+  detectViolation,
+  probeBwrap,
+  scanWorkspace,
+  sweepWorkspace,
+  type ConfinedSpawn,
+  type RuleSet,
+  type WorkspaceScan,
+} from '../sandbox/index.js';
 import type { ToolJudgement } from '../protocol/index.js';
-import type { RuleSet } from '../sandbox/rules.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
 import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';
@@ -69,14 +76,14 @@ export const bashTool = defineTool({
   approval: (a, rules) => judgeBash(a.command, rules),
   // A call before the idle warm-up got to them (a prompt sent at once): the helper's start and
   // the bubblewrap probe run while the classifier loads, not after it.
-  prepare(sandbox, env) {
+  prepare(sandbox, env, host) {
     warmSpawner(env);
-    if (sandbox !== 'danger-full-access') probeBwrap().catch(() => {}); // run() awaits it again and reports
+    if (sandbox !== 'danger-full-access') probeBwrap(host).catch(() => {}); // run() awaits it again and reports
   },
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {
     if (ctx.sandbox !== 'danger-full-access') {
-      const probe = await probeBwrap();
+      const probe = await probeBwrap(ctx.facts.host);
       if (!probe.ok) {
         return {
           status: 'failed',
@@ -87,9 +94,9 @@ export const bashTool = defineTool({
     // Under workspace-write: every .git in the tree (and what it points to) is made read-only for
     // the run, and what the run creates that the host would run is moved aside after it.
     for (let attempt = 1; ; attempt++) {
-      const scan = ctx.sandbox === 'workspace-write' ? await scanWorkspace(ctx.cwd) : undefined;
+      const scan = ctx.sandbox === 'workspace-write' ? await scanWorkspace(ctx.facts) : undefined;
       const startedAt = Date.now();
-      const spawn = confineCommand({ mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}) });
+      const spawn = confineCommand({ host: ctx.facts.host, mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}) });
       try {
         const r = await runConfined(spawn, a, ctx, scan, startedAt, attempt < PLACEHOLDER_ATTEMPTS);
         if (r !== 'retry') return r;
@@ -182,7 +189,7 @@ async function runConfined(
   let blocked = false;
   if (scan) {
     spawn.release(); // placeholders first: the sweep must not take them for the command's work
-    for (const m of await sweepWorkspace(scan, startedAt)) {
+    for (const m of await sweepWorkspace(ctx.facts, scan, startedAt)) {
       blocked = true;
       ctx.violation(m.reason, m.path);
       tail += `\n[sandbox: ${m.reason}]`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FileAccess, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
-import type { RuleSet } from '../sandbox/rules.js';
+import type { HostFacts, RuleSet, WorkspaceFacts } from '../sandbox/index.js';
 
 export type { FileAccess, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 
@@ -12,6 +12,8 @@ export interface ToolContext {
   sandbox: SandboxMode;
   files: FileAccess;
   env: NodeJS.ProcessEnv;
+  /** What the sandbox knows of this workspace (and, through `.host`, of this machine): kept by the core. */
+  facts: WorkspaceFacts;
   progress(stream: 'stdout' | 'stderr', text: string): void;
   fileEdit(edit: { path: string; diff: string; changeKind: 'add' | 'modify'; oldText: string | null; newText: string }): void;
   fileOpen(path: string, line?: number): void;
@@ -54,7 +56,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * as a call is known, so that it overlaps with the call's approval instead of following it.
    * `env` is the server's environment (as ToolContext's).
    */
-  prepare?(sandbox: SandboxMode, env: NodeJS.ProcessEnv): void;
+  prepare?(sandbox: SandboxMode, env: NodeJS.ProcessEnv, host: HostFacts): void;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isInside } from '../sandbox/paths.js';
-import { stateBlocks } from '../sandbox/state-roots.js';
+import { isInside } from '../protocol/index.js';
+import { stateBlocks, type WorkspaceFacts } from '../sandbox/index.js';
 import { defineTool, ok } from './define.js';
 import { guardRegexps, NON_LINEAR_GLOB } from './regex-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';
@@ -40,7 +40,7 @@ export const globTool = defineTool({
       if (signal.aborted) return { status: 'failed', output: `glob: stopped after ${GLOB_DEADLINE_MS / 1000} s; narrow the pattern` };
       return { status: 'failed', output: `glob: ${(e as Error).message}` };
     }
-    files = await keepInside(files, ctx.cwd, ctx.sandbox === 'danger-full-access');
+    files = await keepInside(files, ctx.facts, ctx.sandbox === 'danger-full-access');
     files.sort();
     const more = files.length > MAX ? `\n… ${files.length - MAX} more` : '';
     return ok(files.length ? files.slice(0, MAX).join('\n') + more : 'no files match');
@@ -52,8 +52,9 @@ export const globTool = defineTool({
  * keep only names whose folder really is in the workspace (any folder under danger-full-access),
  * and never ferret's own state.
  */
-async function keepInside(files: string[], ws: string, anywhere: boolean): Promise<string[]> {
-  const blocked = stateBlocks(ws);
+async function keepInside(files: string[], facts: WorkspaceFacts, anywhere: boolean): Promise<string[]> {
+  const ws = facts.workspace;
+  const blocked = stateBlocks(facts);
   const dirs = new Map<string, Promise<boolean>>();
   const okDir = (rel: string) => {
     let v = dirs.get(rel);

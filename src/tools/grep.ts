@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { isInside } from '../sandbox/paths.js';
-import { stateBlocks } from '../sandbox/state-roots.js';
+import { isInside } from '../protocol/index.js';
+import { stateBlocks } from '../sandbox/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { guardRegexps } from './regex-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';
@@ -36,7 +36,7 @@ export const grepTool = defineTool({
     }
     await guardRegexps();
     const root = resolve(ctx.cwd, a.path ?? '.');
-    const blocked = stateBlocks(ctx.cwd);
+    const blocked = stateBlocks(ctx.facts);
     let files: string[];
     const st = await stat(root).catch(() => undefined);
     if (!st) return fail(`grep: ${a.path ?? '.'} does not exist`);

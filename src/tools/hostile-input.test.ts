@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../protocol/index.js';
-import { buildRuleSet } from '../sandbox/rules.js';
+import { buildRuleSet, createHostFacts } from '../sandbox/index.js';
 import { scratchRoot } from '../../test/support/scratch.js';
 import { bashTool } from './bash.js';
 import type { Tool, ToolContext, ToolOutcome } from './define.js';
@@ -37,6 +37,8 @@ beforeAll(() => {
   for (let i = 0; i < 40; i++) writeFileSync(join(ws, 'd', 'deep', `f${i}.txt`), `line ${i}\n`.repeat(200));
 });
 
+const host = createHostFacts({ env: {} });
+
 function ctx(signal = new AbortController().signal, sandbox: SandboxMode = 'workspace-write'): ToolContext {
   return {
     cwd: ws,
@@ -45,6 +47,7 @@ function ctx(signal = new AbortController().signal, sandbox: SandboxMode = 'work
     sandbox,
     files: nodeFiles,
     env: process.env,
+    facts: host.workspace(ws),
     progress: () => {},
     fileEdit: () => {},
     fileOpen: () => {},

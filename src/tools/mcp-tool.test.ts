@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonSchemaOf, type ToolContext } from './define.js';
+import { createHostFacts } from '../sandbox/index.js';
 import { connectMcpServer, mcpToolId, type McpConnection } from './mcp-tool.js';
 
 const FIXTURE = resolve(import.meta.dirname, '../../test/fixtures/mcp-server.mjs');
@@ -13,6 +14,7 @@ function ctx(): ToolContext {
     sandbox: 'workspace-write',
     files: { readText: () => Promise.reject(new Error('unused')), writeText: () => Promise.reject(new Error('unused')) },
     env: process.env,
+    facts: createHostFacts({ env: {} }).workspace(process.cwd()),
     progress: () => {},
     fileEdit: () => {},
     fileOpen: () => {},

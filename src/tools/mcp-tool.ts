@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import type { McpServerSpec } from '../protocol/index.js';
-import { scrubInitialEnviron } from '../sandbox/environ.js';
+import { scrubInitialEnviron } from '../sandbox/index.js';
 import { defineTool, type Tool, type ToolOutcome } from './define.js';
 
 export type { McpServerSpec } from '../protocol/index.js';
@@ -44,7 +44,9 @@ export async function connectMcpServer(spec: McpServerSpec, opts: { timeoutMs?: 
 
 function makeTransport(spec: McpServerSpec, onStderr?: (line: string) => void): Transport {
   if (spec.transport === 'stdio') {
-    scrubInitialEnviron(); // a child can read this process's environ through /proc (spawner.ts)
+    // A child can read this process's environ through /proc (spawner.ts).
+    // eslint-disable-next-line no-restricted-properties -- not configuration: the scrub rewrites this process's own environment block
+    scrubInitialEnviron(process.env);
     const t = new StdioClientTransport({
       command: spec.command,
       args: spec.args,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bashTool } from './bash.js';
 import type { ToolContext } from './define.js';
+import { createHostFacts } from '../sandbox/index.js';
 import { spawnCommand, spawnerPid } from './spawner.js';
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-spawner-')));
@@ -18,6 +19,7 @@ function ctx(progress: (text: string) => void = () => {}): ToolContext {
     sandbox: 'danger-full-access', // no bubblewrap needed: this is about the helper, not the sandbox
     files: { readText: () => Promise.reject(new Error('unused')), writeText: () => Promise.reject(new Error('unused')) },
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+    facts: createHostFacts({ env: {} }).workspace(ws),
     progress: (_stream, text) => progress(text),
     fileEdit: () => {},
     fileOpen: () => {},

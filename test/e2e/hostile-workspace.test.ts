@@ -1,5 +1,5 @@
 // The red team's root causes, through the built CLI with a hostile scripted model. Small on
-// purpose: the variant tables live in the unit tests (src/sandbox/*.test.ts, src/tools/*.test.ts,
+// purpose: the variant tables live in the unit tests (src/sandbox/**/*.test.ts, src/tools/*.test.ts,
 // src/store/audit-log.test.ts); these check the wiring end to end.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

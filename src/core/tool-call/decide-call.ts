@@ -1,8 +1,6 @@
 import { relative } from 'node:path';
 import type { Decision } from '../../protocol/index.js';
-import { protectedWrite } from '../../sandbox/paths.js';
-import { decide, type PolicyVerdict } from '../../sandbox/policy.js';
-import { guardProtectedWrite } from '../../sandbox/protected-write.js';
+import { decide, guardProtectedWrite, protectedWrite, type PolicyVerdict } from '../../sandbox/index.js';
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
 
@@ -34,12 +32,13 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
   return { verdict: guardWrites(verdict, tool, reals, host), key: approval.key };
 }
 
-/** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/host-meta.ts). */
+/** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/paths/host-meta.ts). */
 function guardWrites(verdict: PolicyVerdict, tool: Tool, reals: string[], host: TurnHost): PolicyVerdict {
   if (tool.effect !== 'write') return verdict;
   const { cwd, sandbox, approval: preset } = host.state;
+  const facts = host.deps.sandbox.workspace(cwd);
   for (const real of reals) {
-    const meta = protectedWrite(cwd, real);
+    const meta = protectedWrite(facts, real);
     if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(cwd, real) || real, meta });
   }
   return verdict;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { SandboxMode } from '../../protocol/index.js';
-import { checkRealPath, realPathOf } from '../../sandbox/paths.js';
+import { checkRealPath, realPathOf, type WorkspaceFacts } from '../../sandbox/index.js';
 import type { Tool } from '../../tools/define.js';
 
 export type Placed =
@@ -24,10 +24,10 @@ export function realPathsOf(tool: Tool, args: Record<string, unknown>, cwd: stri
  * Checks each path argument against the sandbox and re-points it to its checked real path, so
  * the tool works on what was judged, not on a name a symlink could re-point later.
  */
-export function placePaths(tool: Tool, args: Record<string, unknown>, found: RealPath[], cwd: string, sandbox: SandboxMode): Placed {
+export function placePaths(tool: Tool, args: Record<string, unknown>, found: RealPath[], facts: WorkspaceFacts, sandbox: SandboxMode): Placed {
   const placed: Record<string, unknown> = { ...args };
   for (const { name, real } of found) {
-    const v = checkRealPath({ workspace: cwd, real, write: tool.effect === 'write', mode: sandbox });
+    const v = checkRealPath({ facts, real, write: tool.effect === 'write', mode: sandbox });
     if (!v.ok) return { ok: false, real: v.real, reason: v.reason };
     placed[name] = real;
   }

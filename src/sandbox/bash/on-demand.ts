@@ -1,0 +1,18 @@
+// The door's way to the bash classifier: it and its WASM shell parser (~100 KB of code) load on
+// first use, not with the door, so a server's start-up (which imports the door) does not load them.
+import type { ToolJudgement } from '../../protocol/index.js';
+import type { RuleSet } from '../policy/rules.js';
+
+// The loaded module, so that calls after the first do not wait for import() again.
+let approval: typeof import('./bash-approval.js') | undefined;
+
+/** The bash tool's approval knowledge (bash-approval.ts): the classifier's verdict and the persisted key. */
+export async function bashApproval(command: string, rules: RuleSet): Promise<{ key: string; judgement: ToolJudgement }> {
+  approval ??= await import('./bash-approval.js');
+  return approval.bashApproval(command, rules);
+}
+
+/** Loads the shell parser (WASM) ahead of the first command: the warm-up's step. */
+export async function loadBashParser(): Promise<void> {
+  await (await import('./parse/shell-parse.js')).loadBashParser();
+}

@@ -1,0 +1,276 @@
+// OS confinement of shell commands with bubblewrap (contract §6, issue 7).
+// The OS enforces the sandbox; nothing here inspects the command string.
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { isInside, type SandboxMode } from '../../protocol/index.js';
+import type { BwrapProbe, HostFacts, WorkspaceFacts } from '../facts.js';
+import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from '../paths/host-meta.js';
+import { lstatOrUndefined } from '../paths/real-path.js';
+import { stateBlocks } from '../paths/state-roots.js';
+import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
+import { lazyRequire } from '../../util/lazy-require.js';
+import { setBounded } from '../../util/bounded-map.js';
+
+export interface ConfineRequest {
+  /** The server's sandbox facts (createCore's): state roots, env.pass, found programs, placeholders. */
+  host: HostFacts;
+  mode: SandboxMode;
+  workspace: string; // absolute real path; writable only under workspace-write
+  command: string; // a bash command string
+  env: NodeJS.ProcessEnv; // the parent's environment: only allowlisted names pass (commandEnv)
+  tmpDir?: string; // optional private temp dir (host path) mounted at /tmp
+  /** The workspace's nested repositories (scanWorkspace, before the run): their metadata is read-only too. */
+  scan?: WorkspaceScan;
+}
+
+/** Spawn with `{ env, extendEnv: false, detached: true }` and kill the process group to cancel. */
+export interface ConfinedSpawn {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  confined: boolean;
+  /** Removes the placeholders bwrap made on the host; call once, after the command ended. */
+  release(): void;
+}
+
+export const BWRAP_INSTALL_HINT =
+  'install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora/RHEL), ' +
+  'pacman -S bubblewrap (Arch), apk add bubblewrap (Alpine), zypper install bubblewrap (openSUSE)';
+
+const USERNS_HINT =
+  'bwrap needs user namespaces: check sysctl user.max_user_namespaces > 0 (and kernel.unprivileged_userns_clone=1 on ' +
+  'older Debian, the bwrap AppArmor profile on Ubuntu 24.04+); inside a container run it with --security-opt systempaths=unconfined (bwrap mounts a fresh /proc), ' +
+  'plus seccomp=unconfined on Docker and apparmor=unconfined where AppArmor is on, or use danger-full-access ' +
+  'inside an outer sandbox';
+
+// Commands get an allowlisted environment, never the server's: a denylist always misses one
+// (GITHUB_PAT, *_PASSPHRASE, redis://:pw@host, a webhook URL). config.json's env.pass adds names.
+// bwrap itself gets the same (as PID 1 of the sandbox its environ is readable there).
+const BASE_ENV = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR']);
+const BASE_ENV_PREFIX = ['LC_'];
+/** Never passed, whatever config.json says: the server's own secret. */
+const NEVER_PASS = new Set(['FERRET_SERVER_TOKEN']);
+/** Adds names (a trailing `*` matches a prefix) that every command of this server receives from now on. */
+export function passCommandEnv(host: HostFacts, names: readonly string[]): void {
+  for (const n of names) if (!host.commandEnvPass.includes(n)) host.commandEnvPass.push(n);
+}
+
+function passes(name: string, pass: readonly string[]): boolean {
+  if (NEVER_PASS.has(name)) return false;
+  if (BASE_ENV.has(name) || BASE_ENV_PREFIX.some((p) => name.startsWith(p))) return true;
+  return pass.some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : p === name));
+}
+
+/**
+ * The environment a command may see: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LANGUAGE,
+ * LC_*, TZ, TMPDIR, and `pass` (config.json's env.pass). Under every mode.
+ */
+export function commandEnv(env: NodeJS.ProcessEnv, pass: readonly string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && passes(name, pass)) out[name] = value;
+  return out;
+}
+
+const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+// Fixed system locations first, then absolute PATH entries; never anything inside the
+// workspace, so a repository cannot plant its own `bwrap` or `bash`.
+function findExecutable(host: HostFacts, name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
+  // Looked up twice per command: a found program is kept for a moment (it is still checked
+  // again after FOUND_MS, so an uninstalled or moved one is not used for long).
+  const found = host.found;
+  const key = `${name}\0${pathEnv ?? ''}\0${exclude ?? ''}`;
+  const hit = found.get(key);
+  if (hit && performance.now() - hit.at < FOUND_MS) return hit.file;
+  const file = lookUpExecutable(name, pathEnv, exclude);
+  if (file === undefined) found.delete(key);
+  else setBounded(found, key, { file, at: performance.now() }, 32);
+  return file;
+}
+const FOUND_MS = 2000;
+
+function lookUpExecutable(name: string, pathEnv: string | undefined, exclude?: string): string | undefined {
+  const dirs = ['/usr/bin', '/bin', '/usr/local/bin', ...(pathEnv ?? '').split(delimiter)];
+  for (const dir of dirs) {
+    if (!isAbsolute(dir) || (exclude !== undefined && isInside(exclude, dir))) continue;
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not here; keep looking
+    }
+  }
+  return undefined;
+}
+
+function exists(p: string): boolean {
+  return lstatOrUndefined(p) !== undefined;
+}
+
+interface Guard {
+  readOnly: string[];
+  /** The folders between the workspace and each read-only path, bound onto themselves (writable). */
+  pinned: string[];
+  placeholders: string[];
+}
+
+/**
+ * What stays read-only inside a writable workspace (host-meta.ts: git metadata at any depth,
+ * what it points to, the files other tools run), and the missing names that get a placeholder.
+ */
+function workspaceGuard(facts: WorkspaceFacts, scan: WorkspaceScan | undefined): Guard {
+  const ws = facts.workspace;
+  const host = facts.host;
+  const roots = rootRunPaths(facts);
+  // The scan just looked at every root name (in this tick's run-up to the spawn): no second lstat each.
+  const scanned = scan && scan.workspace === ws ? new Set(roots) : undefined;
+  const present = (c: string) => (scanned?.has(c) ? scan!.roots.has(c) : exists(c));
+  // Looked at again now, not taken from the scan: a `.git` another process removed since is
+  // still held by a placeholder, so the command cannot make one.
+  const bare = (p: string) => !exists(p) || isEmptyFolder(p);
+  // A `.git` missing or empty (a placeholder) is no repository: nothing of git's to follow. Looked
+  // at now, not by the hold count: the host may have run `git init` in a held placeholder.
+  const dotGit = join(ws, '.git');
+  const noRepo = bare(dotGit);
+  const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(host, p) || (p === dotGit ? noRepo : bare(p)));
+  const repo = noRepo ? [] : repoTargets(host, ws);
+  const candidates = [...roots, ...repo.map((t) => t.path)];
+  if (scan) candidates.push(...nestedGitPaths(host, scan));
+  const found: string[] = [];
+  for (const c of candidates) {
+    if (!present(c) || placeholders.includes(c)) continue;
+    let real: string;
+    try {
+      real = realpathSync(c);
+    } catch {
+      continue; // dangling symlink: nothing real to protect
+    }
+    if (isInside(ws, real) && !isInside(real, ws) && !found.includes(real)) found.push(real);
+  }
+  // A bind over a folder already bound read-only would only hide the outer one's mounts.
+  const readOnly = found.filter((p) => !found.some((q) => q !== p && isInside(q, p))).sort();
+  // A mount point cannot be renamed or removed: pinning the folders on the way to a protected path
+  // stops `mv tools tools.old && mkdir tools && echo … > tools/fsmon.sh` from replacing it.
+  const pinned = new Set<string>();
+  for (const p of readOnly) for (let d = dirname(p); d !== ws && isInside(ws, d); d = dirname(d)) pinned.add(d);
+  return { readOnly, pinned: [...pinned].sort((a, b) => a.length - b.length), placeholders };
+}
+
+/** ferret's state folders that exist: hidden from every confined command (an empty read-only tmpfs over each). */
+function hiddenState(facts: WorkspaceFacts): string[] {
+  return stateBlocks(facts).filter((b) => exists(b) && !isInside(b, facts.workspace));
+}
+
+function bwrapArgs(req: ConfineRequest, facts: WorkspaceFacts, env: Record<string, string>, bash: string, guard: Guard | undefined): string[] {
+  const ws = facts.workspace;
+  const args = [
+    '--new-session', // setsid: no TIOCSTI/job-control tricks against a terminal
+    '--die-with-parent', // killing bwrap (its process group) tears down the PID namespace
+    '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts',
+    '--unshare-cgroup-try', '--cap-drop', 'ALL',
+  ];
+  if (req.host.supportsDisableUserns) args.push('--disable-userns');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+  // Private temp, and /run masked: it holds Unix sockets (docker, dbus, agents) that
+  // --unshare-net does not cut off.
+  if (req.tmpDir !== undefined) args.push('--bind', realpathSync(req.tmpDir), '/tmp');
+  else args.push('--tmpfs', '/tmp');
+  args.push('--tmpfs', '/var/tmp', '--tmpfs', '/run');
+  const xdg = req.env.XDG_RUNTIME_DIR ?? req.host.xdgRuntimeDir;
+  if (xdg && isAbsolute(xdg) && exists(xdg) && !isInside(ws, xdg)) args.push('--tmpfs', xdg);
+  // The workspace comes after the tmpfs mounts so a workspace under /tmp stays visible;
+  // later mounts win, so the protected paths come last.
+  if (req.mode === 'workspace-write' && guard) {
+    args.push('--bind', ws, ws);
+    for (const p of guard.pinned) args.push('--bind', p, p);
+    for (const p of guard.readOnly) args.push('--ro-bind', p, p);
+    for (const p of guard.placeholders) args.push('--tmpfs', p, '--remount-ro', p);
+  } else {
+    args.push('--ro-bind', ws, ws);
+  }
+  // ferret's own state (audit log and key, config.json, other projects' logs) is not there at all.
+  for (const p of hiddenState(facts)) args.push('--tmpfs', p, '--remount-ro', p);
+  // --clearenv: the child sees exactly the scrubbed env even if bwrap inherited more.
+  args.push('--clearenv');
+  for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
+  args.push('--chdir', ws, '--', bash, '-c', req.command);
+  return args;
+}
+
+/**
+ * Builds the spawn for a command. Throws (never falls back to unconfined) when a confined
+ * mode is asked for and no bwrap binary exists.
+ */
+export function confineCommand(req: ConfineRequest): ConfinedSpawn {
+  if (!isAbsolute(req.workspace)) throw new Error(`workspace must be absolute: ${req.workspace}`);
+  const ws = realpathSync.native(req.workspace); // one system call, not an lstat per component
+  const host = req.host;
+  const env = commandEnv(req.env, host.commandEnvPass);
+  env.PATH ??= DEFAULT_PATH;
+  const confined = req.mode !== 'danger-full-access';
+  // Binding `/` writable (or re-binding it) would also bring back the host /proc and /dev.
+  if (confined && ws === '/') throw new Error('refusing to confine with the filesystem root as workspace');
+  const bash = findExecutable(host, 'bash', env.PATH, ws === '/' ? undefined : ws);
+  if (bash === undefined) throw new Error('bash not found');
+  if (!confined) return { file: bash, args: ['-c', req.command], env, confined: false, release: () => {} };
+  const bwrap = findExecutable(host, 'bwrap', env.PATH, ws);
+  if (bwrap === undefined) throw new Error(`bwrap not found; ${BWRAP_INSTALL_HINT}`);
+  const inner = { ...env, TMPDIR: '/tmp' };
+  const facts = host.workspace(ws);
+  const guard = req.mode === 'workspace-write' ? workspaceGuard(facts, req.scan) : undefined;
+  for (const p of guard?.placeholders ?? []) holdPlaceholder(host, p);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    for (const p of guard?.placeholders ?? []) releasePlaceholder(host, p);
+  };
+  // bwrap itself gets the allowlisted env: as PID 1 of the sandbox its environ is readable there.
+  return { file: bwrap, args: bwrapArgs(req, facts, inner, bash, guard), env: inner, confined: true, release };
+}
+
+// node:child_process loads with the probe, not at start-up.
+const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
+
+function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
+  return new Promise((done) => {
+    try {
+      childProcess().execFile(file, args, { env, timeout: 10_000, encoding: 'utf8' }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        done({ code, out: `${stdout}${stderr}`.trim() || (err?.message ?? '') });
+      });
+    } catch (err) {
+      // A spawn Node refuses at once: an answer like any other failure, so the probe never rejects.
+      done({ code: 1, out: err instanceof Error ? err.message : String(err) });
+    }
+  });
+}
+
+/** Whether bwrap exists and can create its namespaces here. Run once per server (HostFacts.probe). */
+export async function probeBwrap(host: HostFacts): Promise<BwrapProbe> {
+  host.probe ??= (async () => {
+    const env = { PATH: host.path ?? DEFAULT_PATH };
+    const path = findExecutable(host, 'bwrap', env.PATH);
+    if (path === undefined) return { ok: false as const, reason: `bwrap not found; ${BWRAP_INSTALL_HINT}` };
+    const help = await run(path, ['--help'], env);
+    host.supportsDisableUserns = help.out.includes('--disable-userns');
+    // Start the real recipe once so missing user namespaces (Docker, hardened kernels) show here.
+    let res: { code: number; out: string };
+    try {
+      // read-only: the same namespaces and mounts, and no placeholder made in the host's /tmp.
+      const spawn = confineCommand({ host, mode: 'read-only', workspace: realpathSync(tmpdir()), command: 'true', env });
+      try {
+        res = await run(spawn.file, spawn.args, spawn.env);
+      } finally {
+        spawn.release();
+      }
+    } catch (err) {
+      res = { code: 1, out: err instanceof Error ? err.message : String(err) };
+    }
+    if (res.code !== 0) return { ok: false as const, reason: `bwrap cannot start a sandbox here: ${res.out}; ${USERNS_HINT}` };
+    return { ok: true as const, path };
+  })();
+  return host.probe;
+}

@@ -1,0 +1,21 @@
+// The sandbox's front door: everything outside src/sandbox/ imports from here, and only this
+// (eslint.config.js enforces it). Inside: policy/ (the verdict on a call, rules, file tools'
+// protected writes), paths/ (path checks, real paths, state roots, what the host runs, `.git`
+// scans), confine/ (bubblewrap, command environment, workspace guard, violations) and bash/ (the
+// classifier, with parse/ and knowledge/), and facts.ts (what it remembers, owned by the caller).
+export { createHostFacts, type HostFacts, type WorkspaceFacts } from './facts.js';
+
+export { decide, type PolicyVerdict } from './policy/policy.js';
+export { buildRuleSet, type RuleSet } from './policy/rules.js';
+export { guardProtectedWrite } from './policy/protected-write.js';
+
+export { checkRealPath, protectedWrite } from './paths/paths.js';
+export { readFileHeadSync, realPathOf } from './paths/real-path.js';
+export { inStateBlock, stateBlocks } from './paths/state-roots.js';
+
+export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
+export { scrubInitialEnviron } from './confine/environ.js';
+export { detectViolation } from './confine/violation.js';
+export { scanWorkspace, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';
+
+export { bashApproval, loadBashParser } from './bash/on-demand.js';

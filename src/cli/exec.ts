@@ -30,7 +30,7 @@ export async function exec(opts: ExecOptions, logger: Logger, env: Environment):
   const core = createCore({ logger, ...coreOptions(opts, env) });
   let session: SessionHandle;
   try {
-    session = opts.resume ? core.manager.get(opts.resume) : core.manager.create({});
+    session = opts.resume ? await core.manager.open(opts.resume) : core.manager.create({});
   } catch (err) {
     await core.close();
     throw err;

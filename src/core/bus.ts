@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../protocol/index.js';
+import { historyOmissions } from './history-policy.js';
 
 export type Listener = (event: SessionEvent) => void;
 
@@ -9,9 +10,9 @@ export interface SubscribeOptions {
    */
   pace?: () => Promise<void> | undefined;
   /**
-   * A history replay: message_chunk events of the replay (those up to the session's last seq
-   * when subscribing) that the next event, an assistant `message`, repeats whole are left out;
-   * the listener shows that message's text instead. Chunks followed by anything else stay.
+   * A history replay: what history-policy.ts leaves out of the events up to the session's last
+   * seq when subscribing (the chunks an assistant `message` repeats, the progress a command's end
+   * repeats) is left out, from memory as from the log; live events never are.
    */
   omitRepeatedChunks?: boolean;
 }
@@ -28,24 +29,6 @@ export interface Subscription {
 
 /** Reads the durable log after a seq, in chunks (flushing what is queued first). */
 export type ReadOlder = (afterSeq: number, opts?: { omitRepeatedChunksUpTo?: number }) => AsyncIterable<{ events: SessionEvent[] }>;
-
-/** For each event: a message_chunk whose run an assistant `message` ends, or a tool_call_progress whose call ends later (its tool_call_end carries the whole output): each is repeated. */
-function repeatedChunks(events: SessionEvent[]): boolean[] {
-  const out = new Array<boolean>(events.length).fill(false);
-  let endsInMessage = false;
-  const ended = new Set<string>(); // calls whose tool_call_end (it carries the whole output) comes later
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!;
-    if (e.type === 'message_chunk') out[i] = endsInMessage;
-    else {
-      endsInMessage = e.type === 'message' && e.data.message.role === 'assistant';
-      // Only an end that came from an exit carries the whole output (not an interruption or a tool failure).
-      if (e.type === 'tool_call_end' && typeof e.data.exitCode === 'number') ended.add(e.data.callId);
-      else if (e.type === 'tool_call_progress') out[i] = ended.has(e.data.callId);
-    }
-  }
-  return out;
-}
 
 function subscription(off: () => void, caughtUp: Promise<void>): Subscription {
   return Object.assign(() => off(), { caughtUp });
@@ -111,15 +94,15 @@ export class EventBus {
     }, caughtUp);
   }
 
-  /** The ring's events after `after`, leaving out the chunks up to `omitUpTo` that a message repeats. */
+  /** The ring's events after `after`, leaving out what the history rule omits up to `omitUpTo`. */
   private fromRing(listener: Listener, after: number, omitUpTo: number): number {
     let cursor = after;
-    const skip = omitUpTo > 0 ? repeatedChunks(this.ring) : undefined;
+    const skip = omitUpTo > 0 ? historyOmissions(this.ring, omitUpTo) : undefined;
     for (let i = 0; i < this.ring.length; i++) {
       const e = this.ring[i]!;
       if (e.seq <= cursor) continue;
       cursor = e.seq;
-      if (skip?.[i] && e.seq <= omitUpTo) continue;
+      if (skip?.[i]) continue;
       this.deliver(listener, e);
     }
     return cursor;

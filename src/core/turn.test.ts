@@ -281,7 +281,7 @@ describe('the scripted model position', () => {
     await first.core.close();
 
     const second = newCore({ home: first.home, ws: first.ws }); // a new process on the same home
-    const loaded = second.core.manager.get(s.id);
+    const loaded = await second.core.manager.open(s.id);
     expect(loaded.state.model).toBe(fileA);
     expect((await loaded.startTurn('two').done).message.text).toBe('A2');
 

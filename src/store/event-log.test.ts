@@ -2,7 +2,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LineScanner, readEventLog, repairTail } from './event-log.js';
+import { readEventLog, repairTail } from './event-log.js';
+import { LineScanner } from './line-scanner.js';
 import type { SessionEvent } from '../protocol/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ferret-log-'));

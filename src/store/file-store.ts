@@ -1,8 +1,10 @@
-import { appendFileSync, closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync, truncateSync, writeFileSync, promises as fsp } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionEvent, SessionMeta } from '../protocol/index.js';
-import { EventLogWriter, LineScanner } from './event-log.js';
+import type { FerretError, SessionEvent, SessionMeta } from '../protocol/index.js';
+import { linePrefix } from './codec.js';
+import { EventLogWriter } from './event-log.js';
 import { logFds, type FdPool } from './fd-pool.js';
+import { LineScanner } from './line-scanner.js';
 import { eventsFile, sessionDir } from './paths.js';
 import { lockSession } from './session-lock.js';
 import { MetaIndex } from './session-index.js';
@@ -82,6 +84,11 @@ export class FileSessionStore implements SessionStore {
   status(): StoreStatus {
     return { store: 'file' };
   }
+
+  /** A local disk is always there (a failing write is reported by the log, as it happens). */
+  unavailable(): FerretError | undefined {
+    return undefined;
+  }
 }
 
 class FileSessionLog implements SessionLog {
@@ -90,6 +97,8 @@ class FileSessionLog implements SessionLog {
   private cps: Checkpoint[] | undefined;
   private snapshotting: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Marks are byte offsets, known once flush() writes (synchronously). */
+  readonly marksKnown = 'flushed';
 
   constructor(
     private readonly home: string,
@@ -120,6 +129,11 @@ class FileSessionLog implements SessionLog {
     return this.writer.written;
   }
 
+  /** Nothing but a failing write stops this log, and that is reported as it happens (onError). */
+  unavailable(): FerretError | undefined {
+    return undefined;
+  }
+
   get onWritten() {
     return this.writer.onWritten;
   }
@@ -130,45 +144,6 @@ class FileSessionLog implements SessionLog {
 
   read(afterSeq: number, opts: ReadOptions = {}): EventReader {
     return new FileEventReader(this, this.path, afterSeq, opts);
-  }
-
-  readSync(afterSeq: number, opts: ReadOptions = {}): { chunks: EventChunk[]; damage: ReadDamage } {
-    this.flush();
-    const until = this.writer.written.at;
-    const chunks: EventChunk[] = [];
-    let start = opts.from ?? this.seek(afterSeq);
-    for (let attempt = 0; ; attempt++) {
-      const fd = openSync(this.path, 'r');
-      try {
-        const scan = new LineScanner(start, afterSeq, opts.validate ?? false, opts.omitRepeatedChunksUpTo ?? 0);
-        const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-        let pos = start.at;
-        let stale = false;
-        while (pos < until) {
-          const n = readSync(fd, buf, 0, Math.min(CHUNK_BYTES, until - pos), pos);
-          if (n === 0) break;
-          pos += n;
-          const events: SessionEvent[] = [];
-          scan.feed(buf.subarray(0, n), events);
-          if ((stale = isStale(start, scan))) break;
-          if (events.length) chunks.push({ events, end: { seq: scan.lastSeq, at: scan.at } });
-        }
-        if (stale && attempt === 0) {
-          this.resetCheckpoints();
-          chunks.length = 0;
-          start = { seq: 0, at: 0 };
-          continue;
-        }
-        const wholeAt = scan.at;
-        const seqBefore = scan.lastSeq;
-        const tail: SessionEvent[] = [];
-        scan.finish(tail);
-        if (tail.length) chunks.push({ events: tail, end: { seq: seqBefore, at: wholeAt } });
-        return { chunks, damage: { tornTail: scan.tornTail, badLines: scan.badLines, openTail: scan.openTail, end: { seq: scan.lastSeq, at: wholeAt } } };
-      } finally {
-        closeSync(fd);
-      }
-    }
   }
 
   /** Where a read after `seq` can start: the checkpoint at or before it, else the beginning. */
@@ -275,33 +250,6 @@ class FileSessionLog implements SessionLog {
     return this.loaded(head.header, head.bytes);
   }
 
-  loadSnapshotSync(): LoadedSnapshot | undefined {
-    let fd: number;
-    try {
-      fd = openSync(snapshotFile(this.home, this.id), 'r');
-    } catch {
-      return undefined;
-    }
-    let head: { header: SnapshotHeader; bytes: number } | undefined;
-    try {
-      head = readHeaderSync((buf, pos) => readSync(fd, buf, 0, buf.length, pos));
-    } finally {
-      closeSync(fd);
-    }
-    if (!head) return undefined;
-    const lfd = openSync(this.path, 'r');
-    try {
-      const size = fstatSync(lfd).size;
-      const w = markWindow(head.header, size);
-      const buf = Buffer.alloc(w.len);
-      const n = readSync(lfd, buf, 0, w.len, w.pos);
-      if (!matchesLog(head.header, size, w.pos, buf.subarray(0, n))) return undefined;
-    } finally {
-      closeSync(lfd);
-    }
-    return this.loaded(head.header, head.bytes);
-  }
-
   /** The snapshot's items are read when asked for: one JSON line each, in chunks. */
   private loaded(h: SnapshotHeader, from: number): LoadedSnapshot {
     const file = snapshotFile(this.home, this.id);
@@ -322,12 +270,6 @@ class FileSessionLog implements SessionLog {
         } finally {
           await fh.close();
         }
-        if (out.length !== h.items) throw new Error(`snapshot of session ${this.id}: ${out.length} of ${h.items} items`);
-        return out;
-      },
-      readItemsSync: () => {
-        const out: unknown[] = [];
-        take(readFileSync(file).toString('utf8', from), out);
         if (out.length !== h.items) throw new Error(`snapshot of session ${this.id}: ${out.length} of ${h.items} items`);
         return out;
       },
@@ -409,23 +351,6 @@ async function readHeader(read: (buf: Buffer, pos: number) => Promise<number>): 
   }
 }
 
-function readHeaderSync(read: (buf: Buffer, pos: number) => number): { header: SnapshotHeader; bytes: number } | undefined {
-  const parts: Buffer[] = [];
-  for (let pos = 0; ; ) {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = read(buf, pos);
-    if (n === 0) return undefined;
-    const nl = buf.subarray(0, n).indexOf(0x0a);
-    if (nl >= 0) {
-      parts.push(buf.subarray(0, nl));
-      const header = parseHeader(Buffer.concat(parts).toString('utf8'));
-      return header ? { header, bytes: pos + nl + 1 } : undefined;
-    }
-    parts.push(buf.subarray(0, n));
-    pos += n;
-  }
-}
-
 /** Whole lines from `from` to the end, a chunk at a time (each read awaited). */
 async function readLines(read: (buf: Buffer, pos: number) => Promise<number>, from: number, take: (text: string) => void): Promise<void> {
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -445,9 +370,6 @@ async function readLines(read: (buf: Buffer, pos: number) => Promise<number>, fr
   }
   if (carry) take(carry.toString('utf8'));
 }
-
-/** A line of ours starts with its seq: the writer stringifies `{ seq, sessionId, ... }` in that order. */
-const seqPrefix = (seq: number) => `{"seq":${seq},`;
 
 /** A read that started at a checkpoint whose first event is not the next seq: the checkpoint is stale. */
 function isStale(start: LogMark, scan: LineScanner): boolean {
@@ -473,13 +395,13 @@ function matchesLog(mark: LogMark, size: number, pos: number, win: Buffer): bool
   const rel = mark.at - pos;
   if (win[rel - 1] !== 0x0a) return false;
   if (mark.at < size) {
-    const want = seqPrefix(mark.seq + 1);
+    const want = linePrefix(mark.seq + 1);
     return win.subarray(rel, rel + want.length).toString('utf8') === want;
   }
   // At the end: the last line (a line longer than the window is taken on trust).
   const nl = win.subarray(0, rel - 1).lastIndexOf(0x0a);
   if (nl < 0 && pos > 0) return true;
-  return win.subarray(nl + 1, rel).toString('utf8').startsWith(seqPrefix(mark.seq));
+  return win.subarray(nl + 1, rel).toString('utf8').startsWith(linePrefix(mark.seq));
 }
 
 class FileEventReader implements EventReader {

@@ -3,9 +3,9 @@ import type { FerretError, SessionEvent, SessionMeta } from '../protocol/index.j
 // The seam between the core and where sessions are kept: the file store (file-store.ts, the
 // default) and the fleet's Redis store (redis/store.ts, `--store redis://…`, loaded only then).
 // Positions (`at`) are the implementation's own (byte offsets for the file store, seqs for Redis):
-// the core only hands them back. The synchronous parts (`readSync`, `loadSnapshotSync`,
-// `readItemsSync`) are optional: a store without them (`asyncOnly`) serves sessions only once
-// they are opened with `manager.open`.
+// the core only hands them back. Every member is required and every read is asynchronous: the
+// core asks a store what it needs to know (`unavailable`, `marksKnown`) instead of telling stores
+// apart by the members they lack. Both stores write events as codec.ts lines.
 
 /** A point in one session's log: just after event `seq`. */
 export interface LogMark {
@@ -34,8 +34,6 @@ export interface LoadedSnapshot extends Checkpoint {
   /** How many items there are. */
   itemCount: number;
   readItems(): Promise<unknown[]>;
-  /** Absent in a store that cannot read synchronously (Redis). */
-  readItemsSync?(): unknown[];
 }
 
 /** One chunk of a log read: whole events in seq order, and where the chunk ended. */
@@ -72,9 +70,9 @@ export interface ReadOptions {
   /** Full schema validation of every event (a load that folds state); else a shape check (a replay). */
   validate?: boolean;
   /**
-   * Leave out message_chunk events (up to this seq) that the next event, a `message`, repeats
-   * whole: a history replay shows the message once instead of its thousand chunks, and their
-   * lines are never parsed. Chunks that anything else follows are kept.
+   * A history replay: leave out the events up to this seq that core/history-policy.ts omits (the
+   * chunks an assistant `message` repeats, the progress a command's end repeats), most of them
+   * without parsing their lines (line-scanner.ts).
    */
   omitRepeatedChunksUpTo?: number;
   /** Bytes read (and handed out) at a time: smaller chunks, shorter turns of the event loop. */
@@ -94,20 +92,22 @@ export interface SessionLog {
    * the written mark. The file store writes in `flush()` and answers at once.
    */
   drain(): Promise<LogMark>;
-  /** Why a turn cannot start on this log now (its store away, its lease lost), if it cannot. */
-  unavailable?(): FerretError | undefined;
+  /** Why a turn cannot start on this log now (its store away, its lease lost); undefined: it can (always, for the file store). */
+  unavailable(): FerretError | undefined;
   /** Called after each write with where the log now ends. */
   onWritten: ((end: LogMark) => void) | undefined;
   /**
-   * Its marks are seqs (`at` = seq: Redis), so a mark is known before the write is: the core
-   * keeps the folds' states at a checkpoint's seq when it emits it, and records the checkpoint
-   * once the write is acknowledged (writes trail the session there).
+   * When an event's mark is known, and so when its write is acknowledged:
+   * - `flushed`: marks are byte offsets, known once `flush()` has written the event, which it does
+   *   at once (the file store). After a flush, `written` behind the last event means a write is failing.
+   * - `appended`: marks are seqs (`at` = seq), known as soon as the event is appended; the write is
+   *   acknowledged later (`drain`, `onWritten`), so `written` trails the session (Redis). The core
+   *   keeps the folds' states at a checkpoint's seq when it emits it, and records the checkpoint
+   *   once the write is acknowledged.
    */
-  readonly marksAreSeqs?: boolean;
+  readonly marksKnown: 'flushed' | 'appended';
   /** The latest snapshot that still matches the log (undefined: fold from seq 1). */
   loadSnapshot(): Promise<LoadedSnapshot | undefined>;
-  /** Absent in a store that cannot read synchronously (Redis). */
-  loadSnapshotSync?(): LoadedSnapshot | undefined;
   /**
    * Keeps the session's state at a written mark, written in chunks that yield; the previous
    * snapshot stays until this one is whole. `items` must not change while it is written.
@@ -115,8 +115,6 @@ export interface SessionLog {
   snapshot(snap: StateSnapshot): Promise<void>;
   /** Events after `afterSeq`, in chunks; what is queued is flushed first, what is written later is not read. */
   read(afterSeq: number, opts?: ReadOptions): EventReader;
-  /** The same, synchronously (the fallback of a synchronous load; small logs). Absent in a store that cannot (Redis). */
-  readSync?(afterSeq: number, opts?: ReadOptions): { chunks: EventChunk[]; damage: ReadDamage };
   /**
    * After a load's read reached the end: makes the log safe to append to (a torn last line cut
    * off, an unterminated one ended) and takes the end the read found as where the log stands.
@@ -166,12 +164,13 @@ export interface SessionStore {
    * session surfaces as FerretError('session_elsewhere', { owner: instance id }) from the first read.
    */
   open(id: string, onError: (err: Error) => void): SessionLog | { owner: number | string };
-  /** True when its logs have no synchronous reads: `manager.get` then serves only sessions in memory. */
-  readonly asyncOnly?: boolean;
   /** For /health. */
   status(): StoreStatus;
-  /** Why nothing can be written now (Redis away), if so: a new session or turn is refused with it. `what` begins its message. */
-  unavailable?(what?: string): FerretError | undefined;
+  /**
+   * Why nothing can be written now (Redis away), if so: a new session or turn is refused with it.
+   * `what` begins its message. The file store always answers undefined.
+   */
+  unavailable(what?: string): FerretError | undefined;
   /**
    * Keeps a session's summary in the index session/list reads (written in the background);
    * `final` (a session made, or leaving memory) also keeps it beside the session's log.

@@ -40,7 +40,7 @@ describe('session events: numbered, logged, replayable', () => {
     s.emit({ type: 'message', data: { turnId: 't', message: { role: 'user', text: 'hi' } } });
     s.setMode('plan');
     s.close();
-    const loaded = newManager().get(s.id);
+    const loaded = await newManager().open(s.id);
     expect(loaded.state).toMatchObject({ approval: 'suggest', mode: 'plan', history: [{ role: 'user', text: 'hi' }] });
     expect(loaded.lastSeq).toBe(s.lastSeq);
     loaded.close();
@@ -97,7 +97,10 @@ describe('long logs: snapshots and checkpoints', () => {
     await c.ready();
     expect(c.state.history.map((m) => (m as { text: string }).text)).toEqual(['one', 'two', 'three']);
     c.close();
-    const d = newManager().get(s.id); // the synchronous load reads it all at once
+    const m = newManager();
+    await m.open(s.id);
+    const d = m.get(s.id); // what a transport opened ahead, `get` finds in memory
+    await d.ready();
     expect(d.state.history.map((m) => (m as { text: string }).text)).toEqual(['one', 'two', 'three']);
     d.close();
   });
@@ -147,7 +150,7 @@ describe('session lifecycle', () => {
     await new Promise((r) => setTimeout(r, 250));
     expect(m.liveCount).toBe(0);
     expect(existsSync(join(dir(s.id), 'lock'))).toBe(false); // the lock is given back
-    const back = m.get(s.id);
+    const back = await m.open(s.id);
     expect(back).not.toBe(s);
     expect(back.state).toMatchObject({ approval: 'suggest', mode: 'plan' });
     back.close();
@@ -259,11 +262,12 @@ describe('one writer per session', () => {
     s.close();
     const lock = join(home, 'eventlog', `ferret-${s.id}`, 'lock');
     writeFileSync(lock, String(process.ppid)); // a live process that is not us
-    expect(() => newManager().get(s.id)).toThrow(/open in another ferret process/);
-    await expect(newManager().open(s.id)).rejects.toThrow(/open in another ferret process/);
+    const m = newManager();
+    await expect(m.open(s.id)).rejects.toThrow(/open in another ferret process/);
+    expect(() => m.get(s.id)).toThrow(/open in another ferret process/); // why the open a transport made ahead failed
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
     writeFileSync(lock, dead);
-    const loaded = newManager().get(s.id);
+    const loaded = await newManager().open(s.id);
     expect(loaded.id).toBe(s.id);
     loaded.close();
   });

@@ -112,7 +112,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
    * instance, or the stream lost data): the manager lets it go and loads it afresh when asked.
    */
   get defunct(): boolean {
-    return !this.body.closed && this.log.unavailable?.() !== undefined && this.deps.store.unavailable?.() === undefined;
+    return !this.body.closed && this.log.unavailable() !== undefined && this.deps.store.unavailable() === undefined;
   }
 
   tools(): ToolRegistry {
@@ -142,7 +142,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     if (opts.queue) return this.queue.start(text, opts.origin);
     if (this.body.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
-    const down = this.log.unavailable?.();
+    const down = this.log.unavailable();
     if (down) throw new FerretError('storage_unavailable', `cannot start a turn: ${down.message}`, down.data);
     if (this.running) {
       throw new FerretError(

@@ -19,7 +19,7 @@ export class Persistence {
   private cp: LogMark;
   private snapSeq: number;
   private snapping: Promise<void> | undefined;
-  /** A checkpoint's fold states kept when its event was emitted, until the store acknowledges it (marksAreSeqs). */
+  /** A checkpoint's fold states kept when its event was emitted, until the store acknowledges it (marksKnown: appended). */
   private pendingCp: Checkpoint | undefined;
 
   constructor(
@@ -34,7 +34,7 @@ export class Persistence {
   /** After the folds took `event`, before the log does. */
   emitted(event: SessionEvent): void {
     // A store whose writes trail the session (Redis) is rarely written up to the seq mid-turn: keep the states now.
-    if (this.body.log.marksAreSeqs && !this.pendingCp && event.seq - this.cp.seq >= CHECKPOINT_EVENTS) {
+    if (this.body.log.marksKnown === 'appended' && !this.pendingCp && event.seq - this.cp.seq >= CHECKPOINT_EVENTS) {
       this.pendingCp = { seq: event.seq, at: event.seq, folds: this.body.folds.save() };
     }
   }
@@ -64,13 +64,13 @@ export class Persistence {
     if (this.snapping) return this.snapping.then(() => this.snapshot());
     // A short log folds faster than a snapshot is read: only longer ones get one.
     if (b.closed || b.seq === this.snapSeq || b.seq < SNAPSHOT_MIN_EVENTS) return Promise.resolve();
-    if (log.unavailable?.()) return Promise.resolve(); // its store away (Redis): the next load folds the log instead
+    if (log.unavailable()) return Promise.resolve(); // its store away (Redis): the next load folds the log instead
     log.flush();
     const end = log.written;
     if (end.seq !== b.seq) {
       // The file store writes in flush(): behind means a write is failing, nothing whole to keep.
-      // A store that writes asynchronously (Redis, which has `unavailable`) is drained first.
-      if (log.unavailable === undefined) return Promise.resolve();
+      // A store whose writes are acknowledged later (Redis) is drained first.
+      if (log.marksKnown === 'flushed') return Promise.resolve();
       const seq = b.seq;
       return log.drain().then((mark) => (mark.seq === seq && b.seq === seq ? this.snapshot() : undefined));
     }

@@ -3,16 +3,15 @@ import type { SessionLog } from '../../store/session-store.js';
 import { LocalSession } from '../session/local-session.js';
 import type { SessionDeps } from '../turn-host.js';
 import type { LiveSession } from './live-session.js';
-import { loadSession, loadSessionSync, type Loaded } from './session-load.js';
+import { loadSession, type Loaded } from './session-load.js';
 import type { SessionSource } from './session-source.js';
 
 /** Why a loaded log's last turn has no end: whoever ran it stopped first. */
 const INTERRUPTED = 'the ferret server that ran it stopped before the turn ended';
 
 /**
- * Opens sessions this server writes: takes the log's lock, folds the log (in chunks, or at once
- * for a small one asked for synchronously), and builds the LocalSession over it. A single
- * server's only source; a fleet's for the sessions it writes.
+ * Opens sessions this server writes: takes the log's lock, folds the log in chunks, and builds
+ * the LocalSession over it. A single server's only source; a fleet's for the sessions it writes.
  */
 export class LocalOpener implements SessionSource {
   readonly instance = undefined;
@@ -47,21 +46,6 @@ export class LocalOpener implements SessionSource {
       check?.(loaded);
     } catch (err) {
       log.close(); // its lock (or lease) given back
-      throw storageError(id, err);
-    }
-    made.session = this.build(id, log, loaded);
-    return made.session;
-  }
-
-  /** The same, synchronously: the fallback when a caller cannot wait (small logs; big ones are opened ahead). */
-  openSync(id: string): LocalSession {
-    const made: { session?: LocalSession } = {};
-    const log = this.openLog(id, () => made.session);
-    let loaded: Loaded;
-    try {
-      loaded = loadSessionSync(id, log, this.deps.folds ?? []);
-    } catch (err) {
-      log.close();
       throw storageError(id, err);
     }
     made.session = this.build(id, log, loaded);

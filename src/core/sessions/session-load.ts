@@ -140,18 +140,3 @@ export async function loadSession(id: string, log: SessionLog, defs: readonly Se
   }
   return f.finish(reader.damage, id);
 }
-
-/** The same, synchronously: the fallback when a caller cannot wait (small logs; big ones are opened ahead). */
-export function loadSessionSync(id: string, log: SessionLog, defs: readonly SessionFold[]): Loaded {
-  if (!log.loadSnapshotSync || !log.readSync) throw new FerretError('internal', `session ${id}: its store cannot load synchronously; open it first (manager.open)`);
-  const snap = log.loadSnapshotSync();
-  const f = new Folder(log, defs, snap);
-  const from = f.rebuilt || !snap ? { seq: 0, at: 0 } : { seq: snap.seq, at: snap.at };
-  if (f.pendingHistory) {
-    if (!f.pendingHistory.readItemsSync) throw new FerretError('internal', `session ${id}: its store cannot read a snapshot synchronously`);
-    f.takeHistory(f.pendingHistory.readItemsSync() as Message[]);
-  }
-  const { chunks, damage } = log.readSync(from.seq, { from, validate: true });
-  for (const chunk of chunks) f.feed(chunk);
-  return f.finish(damage, id);
-}

@@ -30,7 +30,7 @@ describe('SessionManager.close', () => {
     expect(s.isClosed).toBe(true);
     expect(m.liveCount).toBe(0);
     // Loaded back on demand, where the conversation was.
-    expect((await m.get(s.id).startTurn('again').done).message.text).toBe('next');
+    expect((await (await m.open(s.id)).startTurn('again').done).message.text).toBe('next');
   });
 
   it('a session another client holds is not let go by a close, and a session used again after its turn stays', async () => {

@@ -61,7 +61,7 @@ export class SessionManager implements Sessions {
     // A typo, a missing key or a malformed scripted file: refuse now, naming the field.
     if (opts.model !== undefined || model.startsWith('scripted:')) checkModel(this.deps.resolver, model, cwd);
     // A store that cannot write now (Redis away): refuse rather than keep the session in memory only.
-    const down = this.deps.store.unavailable?.('cannot create a session');
+    const down = this.deps.store.unavailable('cannot create a session');
     if (down) throw down;
     const session = this.local.create(crypto.randomUUID());
     session.emit({
@@ -80,11 +80,10 @@ export class SessionManager implements Sessions {
   }
 
   /**
-   * A live session, or one loaded from its log (a new process continuing an old session, or one
-   * let go while idle). Synchronous: transports open sessions ahead with `open` (which reads in
-   * chunks), so this only reads a log itself when nothing did. A store that cannot read
-   * synchronously (Redis: `asyncOnly`) serves only sessions in memory: otherwise this answers
-   * why the last `open` failed, or starts one and says to try again.
+   * A session in memory. Synchronous: the transports open the session a request names ahead with
+   * `open` (a new process continuing an old session, or one let go while idle: its log read in
+   * chunks), so the dialect or route finds it here. For one that is not in memory this answers
+   * why the last `open` failed, that there is no such session, or starts one and says to try again.
    */
   get(id: string): LiveSession {
     this.onActivity?.();
@@ -93,23 +92,20 @@ export class SessionManager implements Sessions {
       s.lastActive = Date.now();
       return s;
     }
-    if (this.deps.store.asyncOnly) return this.notLoaded(id);
-    this.checkId(id);
-    if (this.opening.has(id) || this.releasing.has(id)) {
-      throw new FerretError('session_loading', `session ${id} is being loaded; try again in a moment`);
-    }
-    const session = this.local.openSync(id);
-    this.adopt(session);
-    return session;
+    return this.notLoaded(id);
   }
 
-  /** Why the last `open` of a session failed (asyncOnly stores: what `get` answers then); a few hundred kept. */
+  /** Why the last `open` of a session failed (what `get` answers then); a few hundred kept. */
   private readonly openFailures = new Map<string, Error>();
 
   private notLoaded(id: string): never {
     if (!SESSION_ID_PATTERN.test(id)) throw new FerretError('session_not_found', `no session ${JSON.stringify(id)}`, { field: 'sessionId' });
-    const failed = this.openFailures.get(id) ?? this.deps.store.unavailable?.(`session ${id} cannot be loaded`);
+    const failed = this.openFailures.get(id) ?? this.deps.store.unavailable(`session ${id} cannot be loaded`);
     if (failed) throw failed;
+    // A store that knows at once (the file store) says there is no such session now, not after a load.
+    const known = this.deps.store.exists(id);
+    if (known === false) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
+    if (known !== true) known.catch(() => undefined); // the load started below asks again and reports it
     this.open(id).catch(() => undefined);
     throw new FerretError('session_loading', `session ${id} is being loaded; try again in a moment`);
   }
@@ -154,7 +150,6 @@ export class SessionManager implements Sessions {
       },
       (err: unknown) => {
         this.opening.delete(id);
-        if (!this.deps.store.asyncOnly) return;
         this.openFailures.delete(id);
         this.openFailures.set(id, storageError(id, err));
         if (this.openFailures.size > 256) this.openFailures.delete(this.openFailures.keys().next().value!);
@@ -176,17 +171,6 @@ export class SessionManager implements Sessions {
   /** What GET /health says of the store. */
   storeStatus(): StoreStatus {
     return this.deps.store.status();
-  }
-
-  /** The synchronous check (the file store's `get`). */
-  private checkId(id: string): void {
-    if (!SESSION_ID_PATTERN.test(id)) throw new FerretError('session_not_found', `no session ${JSON.stringify(id)}`, { field: 'sessionId' });
-    const known = this.deps.store.exists(id);
-    if (typeof known !== 'boolean') {
-      known.catch(() => undefined);
-      throw new FerretError('internal', `session ${id}: this store answers asynchronously; open the session first (manager.open)`);
-    }
-    if (!known) throw new FerretError('session_not_found', `no session ${id}`, { field: 'sessionId' });
   }
 
   private async checkIdAsync(id: string): Promise<void> {
@@ -371,7 +355,7 @@ export class SessionManager implements Sessions {
     await Promise.all(all.map((s) => s.release()));
     this.live.clear();
     // A store that cannot write now (Redis away) is flushed, within a bound, by whoever closes it.
-    if (!this.deps.store.unavailable?.()) await this.deps.store.flush();
+    if (!this.deps.store.unavailable()) await this.deps.store.flush();
   }
 }
 

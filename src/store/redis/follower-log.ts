@@ -18,6 +18,8 @@ export class RedisFollowerLog implements FollowerLog {
   private readonly stop = new AbortController();
   private top: LogMark = { seq: 0, at: 0 };
   onWritten: ((end: LogMark) => void) | undefined;
+  /** As the writer's log: marks are seqs. */
+  readonly marksKnown = 'appended';
 
   private constructor(
     private readonly conn: RedisConnection,

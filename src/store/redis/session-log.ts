@@ -1,4 +1,5 @@
 import { FerretError, type SessionEvent } from '../../protocol/index.js';
+import { encodeEvent } from '../codec.js';
 import type { Checkpoint, EventChunk, EventReader, LoadedSnapshot, LogMark, ReadDamage, ReadOptions, SessionLog, StateSnapshot } from '../session-store.js';
 import { CheckpointList } from './checkpoints.js';
 import { isConnectionError, unavailable, type RedisConnection } from './connection.js';
@@ -81,7 +82,8 @@ export class RedisSessionLog implements SessionLog {
   private snapshotting: Promise<void> = Promise.resolve();
 
   onWritten: ((end: LogMark) => void) | undefined;
-  readonly marksAreSeqs = true;
+  /** Marks are seqs, known at append; Redis acknowledges the write later. */
+  readonly marksKnown = 'appended';
 
   constructor(private readonly o: RedisLogOptions) {
     this.id = o.id;
@@ -151,7 +153,7 @@ export class RedisSessionLog implements SessionLog {
 
   append(event: SessionEvent): void {
     if (this.closed || this.dead) return;
-    const line = JSON.stringify(event);
+    const line = encodeEvent(event);
     if (this.pending.length === this.pendingHead) {
       this.pending = [];
       this.pendingHead = 0;
@@ -333,10 +335,6 @@ export class RedisSessionLog implements SessionLog {
     };
   }
 
-  readSync(): { chunks: EventChunk[]; damage: ReadDamage } {
-    throw new FerretError('storage', `session ${this.id}: the redis store cannot read synchronously; open the session first (manager.open)`);
-  }
-
   repairTail(damage: ReadDamage): void {
     if (this.dead || !this.lease) return;
     const seq = damage.end.seq;
@@ -371,11 +369,6 @@ export class RedisSessionLog implements SessionLog {
   async loadSnapshot(): Promise<LoadedSnapshot | undefined> {
     await this.opened(`loading session ${this.id}`);
     return this.conn.timed(this.readTimeoutMs, `loading session ${this.id}`, () => loadSnapshot(this.conn, this.keys, this.id));
-  }
-
-  loadSnapshotSync(): LoadedSnapshot | undefined {
-    // Not `undefined`: the caller would then reset the checkpoints and fold from seq 1 (readSync, which cannot work either).
-    throw new FerretError('storage', `session ${this.id}: the redis store cannot load synchronously; open the session first (manager.open)`);
   }
 
   snapshot(snap: StateSnapshot): Promise<void> {

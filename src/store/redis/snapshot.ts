@@ -109,8 +109,5 @@ export async function loadSnapshot(conn: RedisConnection, keys: RedisKeys, id: s
       if (out.length !== h.items) throw fail(out.length);
       return out;
     },
-    readItemsSync: () => {
-      throw new Error(`snapshot of session ${id}: the redis store reads its items asynchronously (readItems)`);
-    },
   };
 }

@@ -44,11 +44,9 @@ export interface RedisStoreOptions {
  * What the synchronous parts of the interface get: `open` returns the log at once and takes the
  * lease in the background (a load's first read waits for it and fails with `session_elsewhere`
  * naming the owner; a new session's events wait in memory); `exists` answers at once from the ids
- * this instance knows (made, opened or listed here), else asks Redis (a promise). `readSync` and
- * `loadSnapshotSync` throw (`asyncOnly`): a session must be opened (`manager.open`) before it is used.
+ * this instance knows (made, opened or listed here), else asks Redis (a promise).
  */
 export class RedisSessionStore implements SessionStore {
-  readonly asyncOnly = true;
   readonly instanceId: string;
   readonly keys: RedisKeys;
   readonly audit: RedisAuditLog;

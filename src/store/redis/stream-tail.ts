@@ -1,5 +1,5 @@
 import type { SessionEvent } from '../../protocol/index.js';
-import { LineScanner } from '../event-log.js';
+import { LineScanner } from '../line-scanner.js';
 import type { RedisConnection } from './connection.js';
 import { seqOf } from './keys.js';
 

@@ -10,7 +10,8 @@ describe('HTTP error tables', () => {
       expect(row.status, code).toBeGreaterThanOrEqual(400);
       expect(row.status, code).toBeLessThan(600);
       expect(HTTP_ERROR_CODES, code).toContain(row.code);
-      expect(toHttpError(new FerretError(code, 'why'))).toEqual({ status: row.status, body: { error: { code: row.code, message: 'why' } } });
+      const retry = code === 'writer_unreachable' ? { retryAfter: '1' } : {};
+      expect(toHttpError(new FerretError(code, 'why'))).toEqual({ status: row.status, body: { error: { code: row.code, message: 'why' } }, ...retry });
     }
   });
 

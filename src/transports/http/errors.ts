@@ -102,13 +102,10 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
  * (another server takes the session over once its lease runs out).
  */
 export function toHttpError(err: unknown): { status: number; body: HttpErrorBody; retryAfter?: string } {
-  if (isFerretError(err, 'writer_unreachable')) {
-    const message = `the ferret instance that runs this session (${err.data?.owner ?? 'unknown'}) does not answer; another takes it over once its lease runs out: try again shortly`;
-    return { status: 503, body: errorBody('session_busy', message), retryAfter: '1' };
-  }
   if (isFerretError(err)) {
     const { status, code } = HTTP_OF_CORE[err.code];
-    return { status, body: errorBody(code, err.message) };
+    // Retry-After where waiting a moment is the whole answer (the fleet gives the session to another server).
+    return { status, body: errorBody(code, err.message), ...(err.code === 'writer_unreachable' ? { retryAfter: '1' } : {}) };
   }
   if (err instanceof HttpError) return { status: err.status, body: errorBody(err.code, err.message) };
   const fe = err as Partial<FastifyError> & { validationContext?: string };

@@ -20,8 +20,6 @@ export interface Environment {
   logLevel: string | undefined;
   /** FERRET_SERVER_TOKEN: the Bearer token for HTTP. */
   serverToken: string | undefined;
-  /** FERRET_ADVERTISE_URL: where the rest of a fleet reaches this server. */
-  advertiseUrl: string | undefined;
   /** FERRET_LEASE_TTL_MS (300 or more). */
   leaseTtlMs: number | undefined;
   /** FERRET_MAX_OPEN_LOGS: descriptors the session logs may hold. */
@@ -56,7 +54,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     home: chimeraHome(vars),
     logLevel: vars['FERRET_LOG_LEVEL'],
     serverToken: vars['FERRET_SERVER_TOKEN'] || undefined,
-    advertiseUrl: vars['FERRET_ADVERTISE_URL'] || undefined,
     leaseTtlMs: Number.isFinite(leaseTtl) && leaseTtl >= 300 ? leaseTtl : undefined,
     maxOpenLogs: maxOpenLogs !== undefined && Number.isInteger(maxOpenLogs) ? maxOpenLogs : undefined,
     http,

@@ -71,9 +71,6 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     ];
     const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token: env.serverToken, version: VERSION, sandbox: opts.sandbox, mounts, ...env.http });
     closers.push(() => http.close(), () => acp.close(), () => acpPath.close());
-    // A fleet server says where it listens, so the others can send it commands for its sessions.
-    // FERRET_ADVERTISE_URL, else the address it listens on.
-    if (fleet) await fleet.advertise(env.advertiseUrl ?? http.url);
     logger.info({ url: http.url }, 'listening');
   }
 

@@ -197,10 +197,6 @@ export interface FleetSeam {
   openFollower(id: string, owner: string): Promise<FollowerLog>;
   /** The log once its lease is ours, or who holds it. */
   openWriter(id: string, onError: (err: Error) => void): Promise<SessionLog | { owner: string }>;
-  /** Tells the fleet where this server's HTTP API is (kept while it runs). */
-  advertise(url: string): Promise<void>;
-  /** Where a live server's HTTP API is (undefined: it is gone, or serves no HTTP). */
-  addressOf(instanceId: string): Promise<string | undefined>;
   /**
    * Sends a command to the server that writes the session, and resolves with its answer
    * (`timeoutMs` undefined: a turn, however long). With `whileAlive`, a call still waiting when

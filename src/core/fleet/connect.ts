@@ -18,8 +18,6 @@ export interface FleetStore {
   readonly audit: AuditStore;
   /** createCore's `fleet` option: who writes each session, following, takeover, commands between servers. */
   readonly fleet: Fleet;
-  /** Tells the fleet where this server's HTTP API is (kept while it runs), so the others can send it commands. */
-  advertise(url: string): Promise<void>;
   /** Writes what is left (waiting at most `graceMs` for Redis), gives back every lease, closes the connections. */
   close(graceMs?: number): Promise<void>;
 }
@@ -59,7 +57,6 @@ export async function connectFleetStore(url: string, logger: Logger, opts: Fleet
     store,
     audit: store.audit,
     fleet: joinFleet(store.fleet),
-    advertise: (url) => store.fleet.advertise(url),
     close: (graceMs) => store.close(graceMs),
   };
 }

@@ -16,7 +16,6 @@
  *   <p>metas:pos           hash: session id → its member in metas:order
  *   <p>audit               stream: every permission decision (the audit log)
  *   <p>audit:persisted     hash: [workspace, sandbox, tool, key] → the latest person's always/never line
- *   <p>instance:ID         string: a live instance's address (`{url}` JSON), with a TTL it renews
  *   <p>cmd:ID              pub/sub channel: commands sent to instance ID, and answers to its own
  */
 export class RedisKeys {
@@ -65,9 +64,6 @@ export class RedisKeys {
   }
   get auditPersisted(): string {
     return `${this.prefix}audit:persisted`;
-  }
-  instance(id: string): string {
-    return `${this.prefix}instance:${id}`;
   }
   /** pub/sub channel: the commands sent to a server, and the answers to the ones it sent. */
   commands(id: string): string {

@@ -10,7 +10,6 @@ import { ownerOf, SessionLease } from './lease.js';
 import { RedisMetaIndex } from './meta-index.js';
 import { CommandBus } from './command-bus.js';
 import { RedisFollowerLog } from './follower-log.js';
-import { InstanceRegistry } from './instances.js';
 import { defineScripts } from './scripts.js';
 import { RedisSessionLog, type LogInit } from './session-log.js';
 import { StreamReader } from './stream-reader.js';
@@ -51,7 +50,6 @@ export class RedisSessionStore implements SessionStore {
   readonly keys: RedisKeys;
   readonly audit: RedisAuditLog;
   private readonly metas: RedisMetaIndex;
-  private readonly instances: InstanceRegistry;
   private commands: CommandBus | undefined;
   /** Sessions shared with the rest of the fleet: leases, followers, where each server is. */
   readonly fleet: FleetSeam;
@@ -71,14 +69,11 @@ export class RedisSessionStore implements SessionStore {
     this.readTimeoutMs = opts.readTimeoutMs ?? 5000;
     this.metas = new RedisMetaIndex(conn, this.keys, this.readTimeoutMs);
     this.audit = new RedisAuditLog(conn, this.keys, opts.audit);
-    this.instances = new InstanceRegistry(conn, this.keys, this.instanceId, this.leaseTtlMs);
     this.fleet = {
       instanceId: this.instanceId,
       ownerOf: (id) => this.owner(id),
       openFollower: (id, owner) => this.openFollower(id, owner),
       openWriter: (id, onError) => this.openAsync(id, onError),
-      advertise: (url) => this.instances.advertise({ url }),
-      addressOf: async (id) => (await this.instances.lookup(id, this.readTimeoutMs))?.url,
       call: (owner, call, timeoutMs, opts) => this.bus().call(owner, call, timeoutMs, opts),
       serve: (handler) => this.bus().serve(handler),
     };
@@ -270,7 +265,6 @@ export class RedisSessionStore implements SessionStore {
     ]);
     clearTimeout(timer);
     this.closed = true;
-    await this.instances.close();
     await this.commands?.close();
     await this.audit.close();
     await this.conn.close();

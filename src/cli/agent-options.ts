@@ -47,6 +47,7 @@ export function coreOptions(o: AgentOptions, env: Environment) {
     permissionTimeoutMs: o.permissionTimeoutMs,
     folds: [...CLI_FOLDS],
     env: env.vars,
+    liveEnviron: env.live,
     home: env.home,
     ...(env.maxOpenLogs !== undefined ? { maxOpenLogs: env.maxOpenLogs } : {}),
   };

@@ -14,6 +14,8 @@ export interface Environment {
    * and every command reads all of it.
    */
   vars: NodeJS.ProcessEnv;
+  /** The process's own environment object (not a copy): only for the scrub of /proc/<pid>/environ. */
+  live: NodeJS.ProcessEnv;
   /** CHIMERA_HOME, else ~/.chimera. */
   home: string;
   /** FERRET_LOG_LEVEL; undefined = the command's default. */
@@ -51,6 +53,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   knob('requestTimeoutMs', 'FERRET_HTTP_REQUEST_TIMEOUT_MS');
   return {
     vars,
+    live: env,
     home: chimeraHome(vars),
     logLevel: vars['FERRET_LOG_LEVEL'],
     serverToken: vars['FERRET_SERVER_TOKEN'] || undefined,

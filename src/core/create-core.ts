@@ -3,7 +3,7 @@ import { createProviderFactories, type FactoryTuning } from '../providers/regist
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
-import { bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, type RuleSet } from '../sandbox/index.js';
+import { adoptLiveEnviron, bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, type RuleSet } from '../sandbox/index.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
 import { logFds } from '../store/fd-pool.js';
@@ -39,6 +39,11 @@ export interface CoreOptions {
    * not given, and what commands may see of it (the sandbox's allowlist picks).
    */
   env: NodeJS.ProcessEnv;
+  /**
+   * The process's own environment object (the CLI passes process.env), whose secret-looking
+   * values the warm-up scrubs from /proc/<pid>/environ; absent in tests that build a core in-process.
+   */
+  liveEnviron?: NodeJS.ProcessEnv;
   /** Default CHIMERA_HOME from env, else ~/.chimera. */
   home?: string;
   /** Default: $CHIMERA_HOME/ferret/config.json (absent is fine, malformed throws naming the field). */
@@ -91,6 +96,7 @@ export interface CoreInternals extends Core {
 /** Builds providers, tools, rules, audit, the MCP pool and the session manager from config and env. */
 export function createCore(opts: CoreOptions): CoreInternals {
   const env = opts.env;
+  if (opts.liveEnviron) adoptLiveEnviron(opts.liveEnviron);
   if (opts.maxOpenLogs !== undefined) logFds.setMax(opts.maxOpenLogs);
   const home = opts.home ?? chimeraHome(env);
   const config = opts.config ?? loadConfig(home);
@@ -253,9 +259,7 @@ function guardState(home: string, logger: Logger): void {
     } catch (err) {
       logger.warn({ err, home }, 'cannot prepare CHIMERA_HOME');
     }
-    // The live environment, not the copy in `env`: the scrub moves each value off the block it overwrites.
-    // eslint-disable-next-line no-restricted-properties -- not configuration: the scrub rewrites this process's own environment block
-    const scrub = scrubInitialEnviron(process.env);
+    const scrub = scrubInitialEnviron();
     if (scrub.error) logger.debug({ error: scrub.error }, 'secrets stay readable in /proc/<pid>/environ');
   }));
 }

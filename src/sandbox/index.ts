@@ -14,7 +14,7 @@ export { readFileHeadSync, realPathOf } from './paths/real-path.js';
 export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
-export { scrubInitialEnviron } from './confine/environ.js';
+export { adoptLiveEnviron, scrubInitialEnviron } from './confine/environ.js';
 export { detectViolation } from './confine/violation.js';
 export { scanWorkspace, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';
 

@@ -45,8 +45,7 @@ export async function connectMcpServer(spec: McpServerSpec, opts: { timeoutMs?: 
 function makeTransport(spec: McpServerSpec, onStderr?: (line: string) => void): Transport {
   if (spec.transport === 'stdio') {
     // A child can read this process's environ through /proc (spawner.ts).
-    // eslint-disable-next-line no-restricted-properties -- not configuration: the scrub rewrites this process's own environment block
-    scrubInitialEnviron(process.env);
+    scrubInitialEnviron();
     const t = new StdioClientTransport({
       command: spec.command,
       args: spec.args,

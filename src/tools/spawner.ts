@@ -174,8 +174,7 @@ class Spawner {
     if (this.helper && this.helper.connected) return this.helper;
     // Its commands could read this process's environ through /proc: scrubbed first (once; the
     // core does it just after start-up, this only makes the order certain).
-    // eslint-disable-next-line no-restricted-properties -- not configuration: the scrub rewrites this process's own environment block
-    scrubInitialEnviron(process.env);
+    scrubInitialEnviron();
     const h = spawn(process.execPath, ['--max-old-space-size=64', '-e', HELPER_SRC], {
       // The helper's own environment holds nothing secret: each command gets its env explicitly.
       env: { PATH: path ?? '/usr/bin:/bin' },

@@ -21,16 +21,27 @@ export function looksSecret(name: string, value: string): boolean {
 
 // Once per process, whatever the number of servers in it: there is one initial environment block.
 let done: { scrubbed: string[]; error?: string } | undefined;
+// The process's own environment object, handed over once by whoever owns the process (the CLI,
+// through createCore's `liveEnviron`): the scrub must rewrite that object, never a copy.
+let liveEnviron: NodeJS.ProcessEnv | undefined;
+
+/** Names the process's own environment (process.env) as the one the scrub rewrites; the first call wins. */
+export function adoptLiveEnviron(env: NodeJS.ProcessEnv): void {
+  liveEnviron ??= env;
+}
 
 /**
  * Overwrites the values of secret-looking variables in this process's initial environment
- * block, once. `live` must be the process's own environment (process.env, not a copy): each
- * value is set again there so that it leaves the block before the block is overwritten. Returns
+ * block, once. It works on the environment `adoptLiveEnviron` was given (process.env, not a
+ * copy): each value is set again there so that it leaves the block before the block is
+ * overwritten. An in-process core nobody handed one to scrubs nothing (and tries again later). Returns
  * the names scrubbed, or why it could not (no /proc, a kernel that refuses writes to
  * /proc/self/mem): then the residue is what docs/security.md describes.
  */
-export function scrubInitialEnviron(live: NodeJS.ProcessEnv): { scrubbed: string[]; error?: string } {
+export function scrubInitialEnviron(): { scrubbed: string[]; error?: string } {
   if (done) return done;
+  const live = liveEnviron;
+  if (!live) return { scrubbed: [], error: 'no process environment was handed over (createCore liveEnviron)' };
   const names = new Set<string>();
   for (const [name, value] of Object.entries(live)) {
     if (value === undefined || !looksSecret(name, value)) continue;

@@ -100,6 +100,22 @@ function scan(c: Case, pieces: number[]): { events: SessionEvent[]; lastSeq: num
 /** What the rule keeps, as the events a reader decodes (undefined fields are not in a line). */
 const kept = (c: Case): SessionEvent[] => historyReplay(c.events, c.after, c.upTo).map((e) => JSON.parse(JSON.stringify(e)) as SessionEvent);
 
+// The two stores' property tests open and fill a log alike:
+/** A write error fails the test. */
+const fail = (err: Error): never => {
+  throw err;
+};
+/** The log itself: the test is its only writer, so it is never held elsewhere. */
+function free<L extends object>(log: L): Exclude<L, { owner: unknown }> {
+  if ('owner' in log) throw new Error('busy');
+  return log as Exclude<L, { owner: unknown }>;
+}
+/** Appends the case's events under `id`; returns what a history read of them must hand out. */
+function fill(log: SessionLog, c: Case, id: string): SessionEvent[] {
+  for (const e of c.events) log.append({ ...e, sessionId: id });
+  return kept(c).map((e) => ({ ...e, sessionId: id }));
+}
+
 async function readAll(log: SessionLog, c: Case, chunkBytes: number): Promise<SessionEvent[]> {
   const out: SessionEvent[] = [];
   for await (const chunk of log.read(c.after, { omitRepeatedChunksUpTo: c.upTo, chunkBytes })) out.push(...chunk.events);
@@ -168,13 +184,9 @@ describe('the history rule through the stores', () => {
     await fc.assert(
       fc.asyncProperty(logCase(fc.constant(randomUUID())), fc.integer({ min: 8, max: 2048 }), async (c, chunkBytes) => {
         const id = randomUUID();
-        const log = file.open(id, (err) => {
-          throw err;
-        });
-        if ('owner' in log) throw new Error('busy');
+        const log = free(file.open(id, fail));
         try {
-          for (const e of c.events) log.append({ ...e, sessionId: id });
-          const want = kept(c).map((e) => ({ ...e, sessionId: id }));
+          const want = fill(log, c, id);
           expect(await readAll(log, c, chunkBytes)).toEqual(want);
         } finally {
           log.close();
@@ -188,13 +200,9 @@ describe('the history rule through the stores', () => {
     await fc.assert(
       fc.asyncProperty(logCase(fc.constant('x')), fc.integer({ min: 8, max: 2048 }), async (c, chunkBytes) => {
         const id = randomUUID();
-        const log = await fleet.openAsync(id, (err) => {
-          throw err;
-        });
-        if ('owner' in log) throw new Error('busy');
+        const log = free(await fleet.openAsync(id, fail));
         try {
-          for (const e of c.events) log.append({ ...e, sessionId: id });
-          const want = kept(c).map((e) => ({ ...e, sessionId: id }));
+          const want = fill(log, c, id);
           expect(await readAll(log, c, chunkBytes)).toEqual(want);
           await log.drain();
           expect(await readAll(log, c, chunkBytes)).toEqual(want);

@@ -1,30 +1,18 @@
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../providers/provider.js';
-import type { ApprovalPreset, EventOf, EventType, SessionEvent, ToolResult } from '../protocol/index.js';
+import type { ApprovalPreset, SessionEvent, ToolResult } from '../protocol/index.js';
 import { createCore, type CoreInternals as Core } from './create-core.js';
 import type { LiveSession as Session } from './sessions/live-session.js';
 import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
+import { closeAfterEach, ofType, scratch, spyOnModel } from './test-kit.js';
 
 // The tool runner through real turns: a scripted model asks for tool calls, real files in temp dirs.
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-runner-')));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-let n = 0;
-const fresh = (name: string): string => {
-  const dir = join(root, `${name}-${n++}`);
-  mkdirSync(dir);
-  return dir;
-};
-
-const cores: Core[] = [];
-afterEach(async () => {
-  await Promise.all(cores.splice(0).map((c) => c.close()));
-});
+const { fresh, script } = scratch('ferret-runner-');
+const keep = closeAfterEach();
 
 interface Setup {
   core: Core;
@@ -41,34 +29,13 @@ type ScriptedCall = { name: string; arguments: unknown; id?: string };
 function setup(calls: ScriptedCall[], opts: { approval?: ApprovalPreset } = {}): Setup {
   const home = fresh('home');
   const ws = fresh('ws');
-  const core = createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: ws, sandbox: 'workspace-write', approval: opts.approval ?? 'auto' });
-  cores.push(core);
-  const seen: ModelRequest[] = [];
-  const inner = core.manager.deps.resolver;
-  core.manager.deps.resolver = {
-    resolve(id, cwd) {
-      const p = inner.resolve(id, cwd);
-      return {
-        id: p.id,
-        pricing: p.pricing,
-        contextWindow: p.contextWindow,
-        stream: (req) => {
-          seen.push({ ...req, messages: [...req.messages] });
-          return p.stream(req);
-        },
-      };
-    },
-  };
-  const file = join(root, `script-${n++}.json`);
-  writeFileSync(file, JSON.stringify({ responses: [{ chunks: ['calling'], toolCalls: calls }, { chunks: ['ok'] }] }));
-  const session = core.manager.create({ model: `scripted:${file}` });
+  const core = keep(createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: ws, sandbox: 'workspace-write', approval: opts.approval ?? 'auto' }));
+  const seen = spyOnModel(core);
+  const session = core.manager.create({ model: script({ responses: [{ chunks: ['calling'], toolCalls: calls }, { chunks: ['ok'] }] }) });
   const events: SessionEvent[] = [];
   session.subscribe((e) => events.push(e));
   return { core, ws, session, events, seen };
 }
-
-const ofType = <T extends EventType>(events: SessionEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 
 /** The tool results the model received on its second call. */
 function resultsSent(seen: ModelRequest[]): ToolResult[] {

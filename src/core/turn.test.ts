@@ -1,36 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../providers/provider.js';
-import { ConfigSchema, FerretError, type EventOf, type EventType, type SessionEvent } from '../protocol/index.js';
+import { describe, expect, it } from 'vitest';
+import { ConfigSchema, FerretError, type SessionEvent } from '../protocol/index.js';
 import { createCore, type CoreInternals as Core } from './create-core.js';
 import type { LiveSession as Session } from './sessions/live-session.js';
+import { closeAfterEach, ofType, scratch, spyOnModel } from './test-kit.js';
 
 // The agent loop as a client sees it: an in-process core, a scripted model, the session's events.
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-turn-')));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-let n = 0;
-const fresh = (name: string): string => {
-  const dir = join(root, `${name}-${n++}`);
-  mkdirSync(dir);
-  return dir;
-};
-
-/** Writes a scripted model file and returns its model id. */
-function script(file: Record<string, unknown>): string {
-  const path = join(root, `script-${n++}.json`);
-  writeFileSync(path, JSON.stringify(file));
-  return `scripted:${path}`;
-}
-
-const cores: Core[] = [];
-afterEach(async () => {
-  await Promise.all(cores.splice(0).map((c) => c.close()));
-});
+const { root, fresh, script } = scratch('ferret-turn-');
+const keep = closeAfterEach();
 
 function newCore(opts: { home?: string; ws?: string; maxSteps?: number } = {}): { core: Core; home: string; ws: string } {
   const home = opts.home ?? fresh('home');
@@ -44,30 +24,8 @@ function newCore(opts: { home?: string; ws?: string; maxSteps?: number } = {}): 
     approval: 'auto',
     ...(opts.maxSteps !== undefined ? { config: ConfigSchema.parse({ maxSteps: opts.maxSteps }) } : {}),
   });
-  cores.push(core);
+  keep(core);
   return { core, home, ws };
-}
-
-/** Every request the model receives (messages copied: the history array grows afterwards). */
-function spyOnModel(core: Core): ModelRequest[] {
-  const seen: ModelRequest[] = [];
-  const inner = core.manager.deps.resolver;
-  core.manager.deps.resolver = {
-    resolve(id, cwd) {
-      const p = inner.resolve(id, cwd);
-      return {
-        id: p.id,
-        pricing: p.pricing,
-        contextWindow: p.contextWindow,
-        ...(p.check ? { check: () => p.check?.() } : {}),
-        stream: (req) => {
-          seen.push({ ...req, messages: [...req.messages] });
-          return p.stream(req);
-        },
-      };
-    },
-  };
-  return seen;
 }
 
 function record(s: Session): SessionEvent[] {
@@ -75,9 +33,6 @@ function record(s: Session): SessionEvent[] {
   s.subscribe((e) => events.push(e));
   return events;
 }
-
-const ofType = <T extends EventType>(events: SessionEvent[], type: T): EventOf<T>[] =>
-  events.filter((e): e is EventOf<T> => e.type === type);
 
 describe('a turn streams text and ends', () => {
   it('text streams as message_chunk, then turn_end end_turn carries the whole text', async () => {

@@ -1,26 +1,14 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog, type AuditEntry } from './audit-log.js';
+import { auditEntry, auditFiles } from './audit-test-kit.js';
 
 // A shared audit.jsonl grows by one line per decision; a new process must not read it whole.
 
-const dir = mkdtempSync(join(tmpdir(), 'ferret-audit-index-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
-  ts: '2026-01-01T00:00:00.000Z',
-  sessionId: 's1',
-  workspace: '/ws',
-  sandbox: 'workspace-write',
-  tool: 'bash',
-  key: 'ls',
-  decision: 'allow',
-  by: 'classifier',
-  ...over,
-});
-const fresh = () => join(dir, `a${n++}`, 'audit.jsonl');
+const fresh = auditFiles('ferret-audit-index-');
+/** Most lines here are the classifier's allows, the bulk a real log grows by. */
+const entry = (over: Partial<AuditEntry> = {}): AuditEntry => auditEntry({ decision: 'allow', by: 'classifier', ...over });
 const look = (file: string, key: string) => new AuditLog(file).lookup('/ws', 'bash', key, 'workspace-write');
 
 describe('the audit log index', () => {

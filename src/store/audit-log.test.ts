@@ -2,30 +2,18 @@
 // without asking, so a line that did not come from AuditLog.append (a file write, an edit, a
 // copy from another state root) must never allow anything. Forgeries are generated from a real
 // signed line by every kind of tampering.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AuditLog, type AuditEntry, type AuditRejects } from './audit-log.js';
+import { auditEntry, auditFiles } from './audit-test-kit.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ferret-audit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-
-const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
-  ts: '2026-01-01T00:00:00.000Z',
-  sessionId: 's1',
-  workspace: '/ws',
-  sandbox: 'workspace-write',
-  tool: 'bash',
-  key: 'ls',
-  decision: 'always',
-  by: 'person',
-  ...over,
-});
+const newFile = auditFiles('ferret-audit-');
+/** A person's "always": the line a forgery would most want to fake. */
+const entry = (over: Partial<AuditEntry> = {}): AuditEntry => auditEntry({ decision: 'always', by: 'person', ...over });
 
 function fresh(): { log: AuditLog; file: string; rejects: AuditRejects[] } {
-  const file = join(dir, `a${n++}`, 'audit.jsonl');
+  const file = newFile();
   const rejects: AuditRejects[] = [];
   return { log: new AuditLog(file, (r) => rejects.push(r)), file, rejects };
 }

@@ -5,6 +5,7 @@ import { linePrefix } from './codec.js';
 import { EventLogWriter } from './event-log.js';
 import { logFds, type FdPool } from './fd-pool.js';
 import { LineScanner } from './line-scanner.js';
+import { loadedSnapshot } from './loaded-snapshot.js';
 import { eventsFile, sessionDir } from './paths.js';
 import { lockSession } from './session-lock.js';
 import { MetaIndex } from './session-index.js';
@@ -24,6 +25,7 @@ import {
   type StateSnapshot,
   type StoreStatus,
 } from './session-store.js';
+import { readWholeLines } from './whole-lines.js';
 
 /** Bytes read per chunk by default: a thousand-odd events, a few ms of work each. */
 const CHUNK_BYTES = 128 * 1024;
@@ -256,24 +258,17 @@ class FileSessionLog implements SessionLog {
     const take = (text: string, out: unknown[]) => {
       for (const line of text.split('\n')) if (line) out.push(JSON.parse(line));
     };
-    return {
-      seq: h.seq,
-      at: h.at,
-      folds: h.folds,
-      state: h.state,
-      itemCount: h.items,
-      readItems: async () => {
-        const out: unknown[] = [];
-        const fh = await fsp.open(file, 'r');
-        try {
-          await readLines((buf, pos) => fh.read(buf, 0, buf.length, pos).then((r) => r.bytesRead), from, (t) => take(t, out));
-        } finally {
-          await fh.close();
-        }
-        if (out.length !== h.items) throw new Error(`snapshot of session ${this.id}: ${out.length} of ${h.items} items`);
-        return out;
-      },
-    };
+    return loadedSnapshot(this.id, h, async () => {
+      const out: unknown[] = [];
+      const fh = await fsp.open(file, 'r');
+      try {
+        const rest = await readWholeLines(fh, from, Infinity, CHUNK_BYTES, (t) => take(t, out));
+        if (rest) take(rest.toString('utf8'), out);
+      } finally {
+        await fh.close();
+      }
+      return out;
+    });
   }
 
   snapshot(snap: StateSnapshot): Promise<void> {
@@ -349,26 +344,6 @@ async function readHeader(read: (buf: Buffer, pos: number) => Promise<number>): 
     parts.push(buf.subarray(0, n));
     pos += n;
   }
-}
-
-/** Whole lines from `from` to the end, a chunk at a time (each read awaited). */
-async function readLines(read: (buf: Buffer, pos: number) => Promise<number>, from: number, take: (text: string) => void): Promise<void> {
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  let carry: Buffer | undefined;
-  for (let pos = from; ; ) {
-    const n = await read(buf, pos);
-    if (n === 0) break;
-    pos += n;
-    const got = buf.subarray(0, n);
-    const nl = got.lastIndexOf(0x0a);
-    if (nl < 0) {
-      carry = carry ? Buffer.concat([carry, got]) : Buffer.from(got);
-      continue;
-    }
-    take((carry ? Buffer.concat([carry, got.subarray(0, nl)]) : got.subarray(0, nl)).toString('utf8'));
-    carry = nl + 1 < n ? Buffer.from(got.subarray(nl + 1)) : undefined;
-  }
-  if (carry) take(carry.toString('utf8'));
 }
 
 /** A read that started at a checkpoint whose first event is not the next seq: the checkpoint is stale. */

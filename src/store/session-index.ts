@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { SessionMetaSchema, type SessionMeta } from '../protocol/index.js';
 import { eventlogRoot, eventsFile, metaFile, SESSION_DIR_PREFIX } from './paths.js';
 import type { ListOptions, MetaPage } from './session-store.js';
+import { readWholeLines } from './whole-lines.js';
 
 const CHUNK_BYTES = 256 * 1024;
 /** Files read at once when sessions are missing from the index (an index made by an older ferret). */
@@ -197,23 +198,10 @@ export class MetaIndex {
   private async readIndex(size: number): Promise<void> {
     const fh = await fsp.open(this.file, 'r');
     try {
-      const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-      let carry: Buffer | undefined; // a line longer than a chunk, read so far
-      let pos = this.readBytes;
-      while (pos < size) {
-        const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK_BYTES, size - pos), pos);
-        if (bytesRead === 0) break;
-        pos += bytesRead;
-        const got = buf.subarray(0, bytesRead);
-        const nl = got.lastIndexOf(0x0a);
-        if (nl < 0) {
-          carry = carry ? Buffer.concat([carry, got]) : Buffer.from(got);
-          continue;
-        }
-        const whole = carry ? Buffer.concat([carry, got.subarray(0, nl + 1)]) : got.subarray(0, nl + 1);
-        carry = nl + 1 < got.length ? Buffer.from(got.subarray(nl + 1)) : undefined;
-        this.readBytes += whole.length; // a half-written last line is read again next time
-        for (const line of whole.toString('utf8').split('\n')) {
+      // A half-written last line is left for next time.
+      await readWholeLines(fh, this.readBytes, size, CHUNK_BYTES, async (text, bytes) => {
+        this.readBytes += bytes;
+        for (const line of text.split('\n')) {
           if (!line) continue;
           this.lines++;
           try {
@@ -224,7 +212,7 @@ export class MetaIndex {
           }
         }
         await new Promise((r) => setImmediate(r));
-      }
+      });
     } finally {
       await fh.close();
     }

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { logFds } from '../../store/fd-pool.js';
 import { createCore } from '../create-core.js';
 import type { SessionLimits } from '../sessions/session-manager.js';
+import { replayedSeqs } from '../test-kit.js';
 
 const home = mkdtempSync(join(tmpdir(), 'ferret-session-'));
 afterAll(() => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })); // background meta writes may race the removal
@@ -71,10 +72,7 @@ describe('long logs: snapshots and checkpoints', () => {
     await b.ready(); // the history is read after the session opens (a stream never needs it)
     expect(b.state.history).toEqual([{ role: 'user', text: 'after the burst' }]);
     // A read from the middle starts at the checkpoint before it, and still yields exactly the events after.
-    const seen: number[] = [];
-    const sub = b.subscribe((e) => seen.push(e.seq), 20_000);
-    await sub.caughtUp;
-    sub();
+    const seen = await replayedSeqs(b, 20_000);
     expect(seen[0]).toBe(20_001);
     expect(seen.at(-1)).toBe(b.lastSeq);
     expect(seen.length).toBe(b.lastSeq - 20_000);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCore } from '../../core/create-core.js';
 import { joinFleet } from '../../core/fleet/fleet-sessions.js';
 import type { FollowedSession } from '../../core/fleet/followed-session.js';
+import { replayedSeqs } from '../../core/test-kit.js';
 import { removeDir, tempDir } from '../../../test/support/temp.mjs';
 import type { RedisSessionStore } from './store.js';
 import { connectStore, newPrefix, startRedis, until, type RedisServer } from './test-kit.js';
@@ -69,10 +70,7 @@ describe('the core on the redis store', () => {
       expect(loaded.lastSeq).toBe(s.lastSeq);
       await loaded.ready();
       expect(loaded.state.history).toEqual([{ role: 'user', text: 'after the burst' }]);
-      const seen: number[] = [];
-      const sub = loaded.subscribe((e) => seen.push(e.seq), 20_000);
-      await sub.caughtUp;
-      sub();
+      const seen = await replayedSeqs(loaded, 20_000);
       expect(seen[0]).toBe(20_001);
       expect(seen.length).toBe(loaded.lastSeq - 20_000);
       // B goes on writing it.

@@ -1,3 +1,4 @@
+import { loadedSnapshot } from '../loaded-snapshot.js';
 import type { LoadedSnapshot, StateSnapshot } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
@@ -86,28 +87,19 @@ export async function loadSnapshot(conn: RedisConnection, keys: RedisKeys, id: s
   if (h.seq > 0 && (await tsAt(conn, keys.log(id), h.seq)) !== h.ts) return undefined;
   const itemsKey = keys.snapshotItems(id);
   if ((await c.llen(itemsKey)) !== h.items) return undefined;
-  const fail = (n: number) => new Error(`snapshot of session ${id}: ${n} of ${h.items} items`);
-  return {
-    seq: h.seq,
-    at: h.at,
-    folds: h.folds,
-    state: h.state,
-    itemCount: h.items,
-    readItems: async () => {
-      const out: unknown[] = [];
-      let count = 256;
-      while (out.length < h.items) {
-        const got = await c.lrange(itemsKey, out.length, out.length + count - 1);
-        if (got.length === 0) break;
-        let bytes = 0;
-        for (const s of got) {
-          bytes += s.length;
-          out.push(JSON.parse(s));
-        }
-        count = Math.max(16, Math.min(4096, Math.floor(ITEM_BATCH_BYTES / Math.max(1, bytes / got.length))));
+  return loadedSnapshot(id, h, async () => {
+    const out: unknown[] = [];
+    let count = 256;
+    while (out.length < h.items) {
+      const got = await c.lrange(itemsKey, out.length, out.length + count - 1);
+      if (got.length === 0) break;
+      let bytes = 0;
+      for (const s of got) {
+        bytes += s.length;
+        out.push(JSON.parse(s));
       }
-      if (out.length !== h.items) throw fail(out.length);
-      return out;
-    },
-  };
+      count = Math.max(16, Math.min(4096, Math.floor(ITEM_BATCH_BYTES / Math.max(1, bytes / got.length))));
+    }
+    return out;
+  });
 }

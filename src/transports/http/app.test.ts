@@ -9,6 +9,7 @@ import type { LiveSession } from '../../core/sessions/live-session.js';
 import type { HttpErrorCode } from './errors.js';
 import { buildApp } from './app.js';
 import type { ZodApp } from './context.js';
+import { testAppOptions } from './test-kit.js';
 
 // Every route and every error of the HTTP transport through app.inject(): no socket, no spawn.
 // The SSE stream's content is covered by test/e2e; here only its refusals.
@@ -32,19 +33,7 @@ const SLOW_MODEL = script({ responses: [{ chunks: ['slow ', 'never'], delayMs: 1
 let core: Core;
 let app: ZodApp;
 const logger = pino({ level: 'silent' });
-const appOptions = (token: string | undefined, hosts: () => Set<string> | undefined) => ({
-  manager: core.manager,
-  logger,
-  version: 'test',
-  sandbox: 'workspace-write' as const,
-  ideSchema: true,
-  heartbeatMs: 15_000,
-  maxBufferBytes: 1 << 20,
-  stallMs: 5000,
-  bodyLimit: 1 << 20,
-  token,
-  hosts,
-});
+const appOptions = (token: string | undefined, hosts: () => Set<string> | undefined) => testAppOptions(core.manager, logger, { token, hosts });
 
 beforeAll(async () => {
   core = createCore({ logger, home, env: {}, cwd: ws, sandbox: 'workspace-write', approval: 'auto', model: DEFAULT_MODEL });

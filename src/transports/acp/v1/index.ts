@@ -37,6 +37,12 @@ function advertisedExtensions(caps: ClientCaps): Set<string> {
   return new Set(Array.isArray(asked) ? EXT_NOTIFICATIONS.filter((n) => asked.includes(n)) : []);
 }
 
+/** `value` as one of an enum's values (a mode, an approval preset); else invalid params naming `field` and the values there are. */
+function oneOf<T extends string>(schema: { readonly options: readonly T[] }, value: unknown, field: string): T {
+  if (typeof value === 'string' && (schema.options as readonly string[]).includes(value)) return value as T;
+  throw new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: ${field}: expected one of ${schema.options.join(', ')}`, { field });
+}
+
 const STOP: Record<Exclude<TurnResult['stopReason'], 'error'>, StopReason> = {
   end_turn: 'end_turn',
   cancelled: 'cancelled',
@@ -139,18 +145,14 @@ class AcpV1Dialect implements Dialect {
         return this.prompt(params);
       case 'session/set_mode': {
         const p = parseParams(P.setMode, params);
-        const mode = AgentModeSchema.safeParse(p.modeId);
-        if (!mode.success) throw new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: modeId: expected one of code, plan`, { field: 'modeId' });
-        this.session(p.sessionId).setMode(mode.data);
+        this.session(p.sessionId).setMode(oneOf(AgentModeSchema, p.modeId, 'modeId'));
         return {};
       }
       case 'session/set_config_option':
         return this.setConfigOption(params);
       case '_ferret/setApproval': {
         const p = parseParams(P.setApproval, params);
-        const preset = ApprovalPresetSchema.safeParse(p.preset);
-        if (!preset.success) throw new RpcError(JSONRPC_INVALID_PARAMS, 'Invalid params: preset: expected one of suggest, auto, full-auto', { field: 'preset' });
-        return this.session(p.sessionId).setApproval(preset.data);
+        return this.session(p.sessionId).setApproval(oneOf(ApprovalPresetSchema, p.preset, 'preset'));
       }
       case '_ferret/status': {
         const p = parseParams(P.session, params);
@@ -195,22 +197,17 @@ class AcpV1Dialect implements Dialect {
   private async setConfigOption(params: unknown): Promise<unknown> {
     const p = parseParams(P.setConfigOption, params);
     const s = this.session(p.sessionId);
-    const bad = (expected: string) => new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: value: ${expected}`, { field: 'value' });
-    if (typeof p.value !== 'string') throw bad('expected a string');
+    if (typeof p.value !== 'string') throw new RpcError(JSONRPC_INVALID_PARAMS, 'Invalid params: value: expected a string', { field: 'value' });
     switch (p.configId) {
-      case 'mode': {
-        const mode = AgentModeSchema.safeParse(p.value);
-        if (!mode.success) throw bad('expected one of code, plan');
-        s.setMode(mode.data);
+      case 'mode':
+        s.setMode(oneOf(AgentModeSchema, p.value, 'value'));
         break;
-      }
       case 'model':
         s.setModel(p.value);
         break;
       case 'approval': {
-        const preset = ApprovalPresetSchema.safeParse(p.value);
-        if (!preset.success) throw bad('expected one of suggest, auto, full-auto');
-        if (preset.data !== s.state.approval) s.setApproval(preset.data);
+        const preset = oneOf(ApprovalPresetSchema, p.value, 'value');
+        if (preset !== s.state.approval) s.setApproval(preset);
         break;
       }
       default:

@@ -10,6 +10,7 @@ import { createCore, type Core } from '../../../core/index.js';
 import { buildApp } from '../app.js';
 import { crossSiteRefusal, isOwnOrigin } from './cross-site.js';
 import type { ZodApp } from '../context.js';
+import { testAppOptions } from '../test-kit.js';
 
 // The browser-facing guard: every state-changing route (and the /acp mount) refuses cross-site
 // requests with or without a token; the console's login is a cookie plus a CSRF token; Bearer
@@ -35,21 +36,14 @@ let core: Core;
 const mountCalls: string[] = [];
 const logger = pino({ level: 'silent' });
 async function app(token: string | undefined): Promise<ZodApp> {
-  const { app } = await buildApp({
-    manager: core.manager,
-    logger,
-    version: 'test',
-    sandbox: 'workspace-write',
-    ideSchema: true,
-    heartbeatMs: 15_000,
-    maxBufferBytes: 1 << 20,
-    stallMs: 5000,
-    bodyLimit: 1 << 20,
-    token,
-    hosts: () => new Set([HOST]),
-    consoleDir,
-    mounts: [{ path: '/acp', handle: (req: IncomingMessage, res: ServerResponse) => (mountCalls.push(req.method ?? ''), res.end('{}')) }],
-  });
+  const { app } = await buildApp(
+    testAppOptions(core.manager, logger, {
+      token,
+      hosts: () => new Set([HOST]),
+      consoleDir,
+      mounts: [{ path: '/acp', handle: (req: IncomingMessage, res: ServerResponse) => (mountCalls.push(req.method ?? ''), res.end('{}')) }],
+    }),
+  );
   return app;
 }
 
@@ -261,7 +255,7 @@ describe('the console files', () => {
   });
 
   it('not built: GET / says so', async () => {
-    const { app: bare } = await buildApp({ manager: core.manager, logger, version: 'test', sandbox: 'workspace-write', ideSchema: true, heartbeatMs: 15_000, maxBufferBytes: 1 << 20, stallMs: 5000, bodyLimit: 1 << 20, token: undefined, hosts: () => undefined });
+    const { app: bare } = await buildApp(testAppOptions(core.manager, logger, { token: undefined, hosts: () => undefined }));
     try {
       const res = await bare.inject({ method: 'GET', url: '/' });
       expect(res.statusCode).toBe(404);

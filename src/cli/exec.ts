@@ -11,13 +11,15 @@ export interface ExecOptions extends AgentOptions {
   resume: string | undefined;
 }
 
-/** Exit codes a CI script can branch on (documented in docs/http.md). */
+/** Exit codes a CI script can branch on (documented in docs/agent.md). */
 export const EXIT = {
   end_turn: 0,
   error: 1,
   usage: 2,
   max_steps: 3,
   denied: 4,
+  max_tokens: 5,
+  refusal: 6,
   cancelled: 130,
 } as const;
 

@@ -130,7 +130,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     env,
     sandbox,
     maxSteps: config.maxSteps ?? 50,
-    toolOutputCap: config.toolOutputCapBytes ?? DEFAULT_TOOL_OUTPUT_CAP,
+    toolOutputCap: config.outputCapBytes ?? config.toolOutputCapBytes ?? DEFAULT_TOOL_OUTPUT_CAP,
     mcp: createMcpPool(mcpSpecs(config), opts.logger),
     catalog: { models: () => availableModels(config, env), credentials: () => credentials(env) },
     ...(permissionTimeoutMs !== undefined ? { permissionTimeoutMs } : {}),

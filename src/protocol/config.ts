@@ -1,7 +1,7 @@
 // config.json's shape: the one schema the file is validated with at start-up.
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema.js';
-import { PricingSchema } from './types.js';
+import { PricingSchema, ReasoningEffortSchema } from './types.js';
 
 const ModelEntrySchema = lazySchema(() =>
   z.object({
@@ -71,7 +71,14 @@ export const ConfigSchema = lazySchema(() =>
           deny: z.array(z.string()).default([]),
         })
         .default({ allow: [], ask: [], deny: [] }),
-      maxSteps: z.number().int().positive().max(1000).optional(),
+      /** Model calls one turn may make before it stops with max_steps. */
+      maxSteps: z.number().int().positive().max(100_000).optional(),
+      /** Default reasoning effort of a new session (a session may change it). */
+      reasoning: ReasoningEffortSchema.optional(),
+      /** Patient retries of a failed model call: attempts in all, and the longest single wait ferret accepts (seconds). */
+      retry: z.object({ attempts: z.number().int().min(1).max(50).optional(), maxWaitS: z.number().positive().max(3600).optional() }).optional(),
+      /** File names read as project instructions when a folder has no AGENTS.md, in order (default CLAUDE.md, GEMINI.md). */
+      instructionFiles: z.array(z.string().regex(/^[^/\\]+$/, 'a file name, not a path')).optional(),
       /** Deny a permission question nobody answered in this many ms (a bot-driven server); default: wait for a person. */
       permissionTimeoutMs: z.number().int().positive().optional(),
       /** How long ferret waits for an editor to answer a file request (fs/read_text_file, fs/write_text_file). */
@@ -80,7 +87,9 @@ export const ConfigSchema = lazySchema(() =>
       sessionIdleSeconds: z.number().positive().optional(),
       /** At most this many sessions in memory: past it the least recently used idle ones leave at once (default 256). */
       maxLiveSessions: z.number().int().positive().optional(),
-      /** Bytes of one tool result the model receives (default 256 KiB); the rest is cut with a note. */
+      /** Bytes of one tool result the model receives; the rest is kept in a file the model can page through. */
+      outputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+      /** The second wave's name for outputCapBytes, still read (outputCapBytes wins). */
       toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
       /** MCP servers offered to every session as mcp__<name>__<tool>. */
       mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),

@@ -9,9 +9,15 @@ export const APPROVAL_PRESETS = ['suggest', 'auto', 'full-auto'] as const;
 export const ApprovalPresetSchema = lazySchema(() => z.enum(APPROVAL_PRESETS));
 export type ApprovalPreset = z.infer<typeof ApprovalPresetSchema>;
 
-export const STOP_REASONS = ['end_turn', 'cancelled', 'max_steps', 'error'] as const;
+// max_tokens: the reply was cut at the model's output limit; refusal: the provider declined to answer.
+export const STOP_REASONS = ['end_turn', 'cancelled', 'max_steps', 'max_tokens', 'refusal', 'error'] as const;
 export const StopReasonSchema = lazySchema(() => z.enum(STOP_REASONS));
 export type StopReason = z.infer<typeof StopReasonSchema>;
+
+/** How hard a reasoning model thinks before it answers (what each level means is the provider's). */
+export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+export const ReasoningEffortSchema = lazySchema(() => z.enum(REASONING_EFFORTS));
+export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
 
 export const DECISIONS = ['allow', 'deny', 'always', 'never'] as const;
 export const DecisionSchema = lazySchema(() => z.enum(DECISIONS));

@@ -47,6 +47,8 @@ const STOP: Record<Exclude<TurnResult['stopReason'], 'error'>, StopReason> = {
   end_turn: 'end_turn',
   cancelled: 'cancelled',
   max_steps: 'max_turn_requests',
+  max_tokens: 'max_tokens',
+  refusal: 'refusal',
 };
 
 /** Official ACP v1 (Zed, the `@agentclientprotocol/sdk` client), chosen by an integer protocolVersion. */

@@ -428,7 +428,7 @@ export interface components {
         TurnResult: {
             turnId: string;
             /** @enum {string} */
-            stopReason: "end_turn" | "cancelled" | "max_steps" | "error";
+            stopReason: "end_turn" | "cancelled" | "max_steps" | "max_tokens" | "refusal" | "error";
             message: {
                 /** @constant */
                 role: "assistant";
@@ -669,7 +669,7 @@ export interface components {
             kind: "turn_end";
             id: string;
             /** @enum {string} */
-            stop_reason: "end_turn" | "cancelled" | "max_steps" | "error";
+            stop_reason: "end_turn" | "cancelled" | "max_steps" | "max_tokens" | "refusal" | "error";
             error?: string;
         };
         IdeProgressStep: {

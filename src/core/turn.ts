@@ -1,4 +1,5 @@
-import { ModelError, type ModelProvider } from '../providers/provider.js';
+import { ModelError, type ModelProvider, type FinishReason } from '../providers/provider.js';
+import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
@@ -78,6 +79,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     let text = '';
     const calls: ToolCall[] = [];
     let usage: Usage | undefined;
+    let finish: FinishReason = 'stop';
     try {
       const stream = model.stream({
         system: systemPrompt(session.state.mode, session.state.cwd, tools, session.state.touched, session.deps.sandbox),
@@ -105,6 +107,12 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
           case 'notice':
             session.emit({ type: 'notice', data: { level: part.level, text: part.text } });
             break;
+          case 'finish':
+            finish = part.reason;
+            break;
+          case 'restart':
+            text = ''; // a retried reply that differs: the provider streams it again in full
+            break;
         }
       }
     } catch (err) {
@@ -121,7 +129,14 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
       return { stop: 'cancelled' };
     }
     setText(text);
-    recordAssistant(session, turnId, text, calls);
+    const cut = endOfReply(finish, calls.length);
+    // A refused or cut reply's complete tool calls are not run: the model did not finish deciding.
+    recordAssistant(session, turnId, text, cut ? [] : calls);
+    if (cut) {
+      addCost(session, model, usage);
+      session.emit({ type: 'notice', data: { level: 'warning', text: cut.notice } });
+      return { stop: cut.stop };
+    }
     if (calls.length > 0) {
       const results: ToolResult[] = [];
       const files = session.filesFor(origin);

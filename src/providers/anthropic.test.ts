@@ -96,13 +96,13 @@ describe('anthropic provider against a messages-SSE fake', () => {
     expect(error?.message).toBe('anthropic/claude-sonnet-4-5: authentication failed (HTTP 401): invalid x-api-key. Check ANTHROPIC_API_KEY.');
   });
 
-  it('a stream that stops before message_delta is a cut with the partial text kept', async () => {
-    fake.reply({ steps: [A.messageStart({ input: 1 }), A.textStart(0), A.textDelta(0, 'half')] });
+  it('a stream that stops before message_delta is a cut: retried, then given up with the partial text kept', async () => {
+    for (let i = 0; i < 3; i++) fake.reply({ steps: [A.messageStart({ input: 1 }), A.textStart(0), A.textDelta(0, 'half')] });
     const { parts, error } = await collect(model().stream(request(user)));
     expect(textOf(parts)).toBe('half');
     expect(error).toBeInstanceOf(ModelError);
-    expect(error?.message).toMatch(/cut off mid-way.*partial reply is kept/);
-    expect(fake.requests).toHaveLength(1);
+    expect(error?.message).toMatch(/cut off mid-way.*gave up after 3 attempts.*partial reply is kept/);
+    expect(fake.requests).toHaveLength(3);
   });
 
   it('a missing key fails the call with advice, without a request', async () => {

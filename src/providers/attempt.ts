@@ -2,7 +2,7 @@ import { streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
 import type { Usage } from '../protocol/index.js';
 import { IdleTimeoutError, StreamCutError } from './failures.js';
 import { toPrompt, toToolSet } from './messages.js';
-import type { ModelRequest, ModelStreamPart } from './provider.js';
+import type { FinishReason, ModelRequest, ModelStreamPart } from './provider.js';
 
 // The SDK's own warning printer writes to the console; ours reports through notices instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
@@ -18,6 +18,15 @@ export function toUsage(u: LanguageModelUsage): Usage | undefined {
     cache,
     reasoning,
   };
+}
+
+/** The SDK's finish reason as the loop needs it (content-filter is how the SDK reports a refusal). */
+function finishReason(r: string): FinishReason {
+  switch (r) {
+    case 'stop': case 'tool-calls': case 'length': return r;
+    case 'content-filter': return 'refusal';
+    default: return 'other';
+  }
 }
 
 export interface AttemptOptions {
@@ -58,6 +67,7 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
     const calls: ModelStreamPart[] = [];
     let usage: Usage | undefined;
     let finished = false;
+    let finish: FinishReason = 'stop';
     for await (const part of result.fullStream) {
       arm();
       switch (part.type) {
@@ -74,9 +84,7 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
           if (part.finishReason === 'error' || (part.rawFinishReason === undefined && part.finishReason === 'other')) {
             throw new StreamCutError('the provider never said the reply was finished');
           }
-          if (part.finishReason === 'length') {
-            yield { type: 'notice', level: 'warning', text: 'the model reached its output-token limit; the reply is cut short' };
-          }
+          finish = finishReason(part.finishReason);
           usage = toUsage(part.usage);
           finished = true;
           break;
@@ -98,6 +106,7 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
     if (!finished) throw new StreamCutError('the stream ended before the reply was finished');
     yield* calls;
     if (usage) yield { type: 'usage', usage };
+    yield { type: 'finish', reason: finish };
   } catch (err) {
     if (idle) throw idle;
     throw err;

@@ -78,6 +78,10 @@ export function classifyFailure(err: unknown, ctx: FailureContext): Failure {
     if (status === undefined) {
       return { label: 'connection failed', retryable: true, message: `${who}: cannot reach ${ctx.baseURL}: ${causeText(err)}` };
     }
+    if (status >= 200 && status < 300) {
+      // The request was accepted and its body broke on the way (a socket cut mid-stream).
+      return { label: 'stream cut', retryable: true, message: `${who}: the response stream was cut off mid-way (${causeText(err)})` };
+    }
     if (status === 401 || status === 403) {
       const hint = ctx.keyHint ? ` Check ${ctx.keyHint}.` : '';
       return { label: `HTTP ${status}`, retryable: false, message: `${who}: authentication failed (HTTP ${status}): ${detail}.${hint}` };

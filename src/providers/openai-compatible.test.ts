@@ -117,28 +117,73 @@ describe('openai-compatible provider against a chat-completions fake', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('a connection cut mid-stream keeps the partial text and fails without retrying', async () => {
-    fake.reply({ steps: [chatText('partial '), chatToolStart(0, 'call_a', 'read_file', '{"pa'), { delayMs: 50 }, { destroy: true }] });
+  it('a connection cut mid-stream is retried; what was shown is not shown again, and a half-made call never runs', async () => {
+    fake.reply(
+      { steps: [chatText('one '), chatText('two '), chatText('three '), chatToolStart(0, 'call_a', 'read_file', '{"pa'), { delayMs: 50 }, { destroy: true }] },
+      { steps: [chatText('one two '), chatText('three four'), chatFinish('stop'), chatDone] },
+    );
+    const { parts, error } = await collect(model().stream(request(user)));
+    expect(error).toBeUndefined();
+    expect(parts.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : ''))).toEqual(['one ', 'two ', 'three ', 'four']);
+    expect(parts.some((p) => p.type === 'tool_call')).toBe(false);
+    expect(parts.some((p) => p.type === 'notice' && /stream cut|connection lost|cut off/.test(p.text))).toBe(true);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('a retried reply that differs from what was shown restarts the reply, with a notice', async () => {
+    fake.reply({ steps: [chatText('Hello th'), { delayMs: 30 }, { destroy: true }] }, { steps: [chatText('Hi there'), chatFinish('stop'), chatDone] });
+    const { parts, error } = await collect(model().stream(request(user)));
+    expect(error).toBeUndefined();
+    const after = parts.slice(parts.findIndex((p) => p.type === 'restart'));
+    expect(after[0]).toEqual({ type: 'restart' });
+    expect(textOf(after)).toBe('Hi there');
+    expect(parts.some((p) => p.type === 'notice' && /differs from the part already shown/.test(p.text))).toBe(true);
+  });
+
+  it('a cut that keeps coming gives up after the attempts, keeping the partial text', async () => {
+    for (let i = 0; i < 3; i++) fake.reply({ steps: [chatText('partial '), { delayMs: 20 }, { destroy: true }] });
     const { parts, error } = await collect(model().stream(request(user)));
     expect(textOf(parts)).toBe('partial ');
-    expect(parts.some((p) => p.type === 'tool_call')).toBe(false);
     expect(error).toBeInstanceOf(ModelError);
-    expect(error?.message).toMatch(/^local\/qwen-coder: .*partial reply is kept/);
-    expect(fake.requests).toHaveLength(1);
+    expect(error?.message).toMatch(/gave up after 3 attempts.*partial reply is kept/);
   });
 
   it('a stream that ends without a finish reason is a cut, not a success', async () => {
-    fake.reply({ steps: [chatText('half')] });
+    for (let i = 0; i < 3; i++) fake.reply({ steps: [chatText('half')] });
     const { error } = await collect(model().stream(request(user)));
     expect(error?.message).toMatch(/cut off mid-way/);
   });
 
   it('a silent server times out instead of hanging the turn', async () => {
     const g = gate();
-    fake.reply({ steps: [chatText('a'), { gate: g }] });
+    for (let i = 0; i < 3; i++) fake.reply({ steps: [chatText('a'), { gate: g }] });
     const { error } = await collect(model().stream(request(user)));
     g.open();
     expect(error?.message).toMatch(/sent no data for 2 s/);
+  }, 15_000);
+
+  it('Stop during a retry wait ends the wait at once', async () => {
+    fake.reply({ status: 429, headers: { 'retry-after': '5' }, json: { error: { message: 'slow down' } } });
+    const ac = new AbortController();
+    const started = Date.now();
+    const run = collect((async function* () {
+      for await (const p of model().stream(request(user, ac.signal))) {
+        if (p.type === 'notice') setTimeout(() => ac.abort(), 50);
+        yield p;
+      }
+    })());
+    const { parts, error } = await run;
+    expect(parts[0]).toMatchObject({ type: 'notice', text: expect.stringContaining('retrying in 5 s') });
+    expect(error).toBeDefined();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('reports the finish reason: the output-token limit and a refusal', async () => {
+    fake.reply({ steps: [chatText('cut'), chatFinish('length'), chatDone] }, { steps: [chatText('no'), chatFinish('content_filter'), chatDone] });
+    const a = await collect(model().stream(request(user)));
+    expect(a.parts.at(-1)).toEqual({ type: 'finish', reason: 'length' });
+    const b = await collect(model().stream(request(user)));
+    expect(b.parts.at(-1)).toEqual({ type: 'finish', reason: 'refusal' });
   });
 
   it('an unknown model costs 0 and says so once', async () => {

@@ -21,7 +21,13 @@ export type ModelStreamPart =
   | { type: 'reasoning'; text: string }
   | { type: 'tool_call'; id: string; name: string; args: unknown }
   | { type: 'usage'; usage: Usage }
-  | { type: 'notice'; level: 'info' | 'warning'; text: string };
+  | { type: 'notice'; level: 'info' | 'warning'; text: string }
+  /** Why the reply ended, as the provider said: `length` is the output-token limit, `refusal` a declined answer. */
+  | { type: 'finish'; reason: FinishReason }
+  /** A retried call's reply differs from what was already streamed: drop what this call produced so far. */
+  | { type: 'restart' };
+
+export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'refusal' | 'other';
 
 /** What the agent loop needs of a model; one instance per model id, shareable across sessions. */
 export interface ModelProvider {

@@ -3,7 +3,8 @@ import { DEFAULT_BASE_URL, type ProviderType } from './provider-types.js';
 import { resolvePrice } from './pricing.js';
 import { ModelError, type ModelProvider } from './provider.js';
 import type { ProviderFactory } from './resolve.js';
-import { SdkProvider, type RetryPolicy } from './sdk-provider.js';
+import type { RetryPolicy } from './backoff.js';
+import { SdkProvider } from './sdk-provider.js';
 
 /** Providers that need no config entry: the name in the model id is the type. */
 export const BUILTIN_PROVIDERS: Record<string, { type: ProviderType; keyEnv?: string }> = {
@@ -16,6 +17,18 @@ export const BUILTIN_PROVIDERS: Record<string, { type: ProviderType; keyEnv?: st
 export interface FactoryTuning {
   retry?: Partial<RetryPolicy>;
   idleTimeoutMs?: number;
+}
+
+/** config.json's `retry` as the provider's policy (what it leaves out keeps the defaults). */
+function retryFromConfig(config: FerretConfig): Partial<RetryPolicy> {
+  const r = config.retry;
+  return { ...(r?.attempts !== undefined ? { maxAttempts: r.attempts } : {}), ...(r?.maxWaitS !== undefined ? { maxWaitMs: r.maxWaitS * 1000 } : {}) };
+}
+
+/** FERRET_RETRY_TIME_SCALE (tests only): every retry wait times this factor, between 0 and 1. */
+function timeScale(env: NodeJS.ProcessEnv): number | undefined {
+  const v = Number(env['FERRET_RETRY_TIME_SCALE']);
+  return env['FERRET_RETRY_TIME_SCALE'] !== undefined && v >= 0 && v <= 1 ? v : undefined;
 }
 
 interface Key {
@@ -56,7 +69,9 @@ function build(modelId: string, name: string, model: string, config: FerretConfi
       price.source === 'unknown'
         ? `${modelId}: no price is known for this model, so its cost counts as 0; set providers.${name}.models["${model}"].pricing in config.json`
         : undefined,
-    ...tuning,
+    retry: { ...retryFromConfig(config), ...tuning.retry },
+    ...(tuning.idleTimeoutMs !== undefined ? { idleTimeoutMs: tuning.idleTimeoutMs } : {}),
+    ...(timeScale(env) !== undefined ? { timeScale: timeScale(env) } : {}),
     check: () => {
       if (!baseURL) throw new ModelError(`${modelId}: provider "${name}" has no baseURL; set providers.${name}.baseURL in config.json`);
       if (needsKey && !key.value) throw new ModelError(`${modelId}: no API key; set ${key.hint ?? keyEnv}`, false, 'auth_required');

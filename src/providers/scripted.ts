@@ -15,6 +15,8 @@ const ScriptedResponseSchema = lazySchema(() =>
     usage: UsageSchema.partial().optional(),
     delayMs: z.number().int().nonnegative().default(0),
     error: z.string().optional(),
+    /** How the provider ended the reply: `length` (output-token limit) or `refusal`; default a normal end. */
+    finish: z.enum(['stop', 'length', 'refusal']).optional(),
   }),
 );
 
@@ -158,5 +160,6 @@ export class ScriptedProvider implements ModelProvider {
       yield { type: 'tool_call', id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, args: c.arguments };
     }
     if (r.usage) yield { type: 'usage', usage: UsageSchema.parse(r.usage) };
+    if (r.finish) yield { type: 'finish', reason: r.finish };
   }
 }

@@ -2,16 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { LanguageModel } from 'ai';
 import type { Pricing } from '../protocol/index.js';
 import type { FailureContext } from './failures.js';
+import { DEFAULT_RETRY, retryDelayMs, seconds, type RetryPolicy } from './backoff.js';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
+import { ShownText } from './shown-text.js';
 
-/** Bounded retries: only before any output, at most `maxAttempts`, at most `maxTotalWaitMs` asleep. */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxTotalWaitMs: number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1000, maxTotalWaitMs: 10_000 };
 /** Longest silence tolerated mid-stream (reasoning models may think for minutes before a token). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
@@ -27,10 +21,8 @@ export interface SdkProviderOptions extends FailureContext {
   firstCallNotice?: string | undefined;
   retry?: Partial<RetryPolicy> | undefined;
   idleTimeoutMs?: number | undefined;
-}
-
-function seconds(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`;
+  /** Multiplies every retry wait (tests: 0.01 makes the provider's 20 s a 200 ms sleep; notices still say 20 s). */
+  timeScale?: number | undefined;
 }
 
 /** A real model behind the AI SDK, with ferret's retry policy and its notices. */
@@ -63,31 +55,32 @@ export class SdkProvider implements ModelProvider {
     // Loaded here, not at import: the AI SDK costs ~200 ms of start-up that scripted sessions never need.
     const [{ streamOnce }, { classifyFailure }] = await Promise.all([import('./attempt.js'), import('./failures.js')]);
     const idleTimeoutMs = this.opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-    let waited = 0;
+    const shown = new ShownText();
+    const scale = this.opts.timeScale ?? 1;
+    let produced = false;
+    const kept = () => (produced ? '. The partial reply is kept; send another message to continue' : '');
     for (let attempt = 1; ; attempt++) {
-      let produced = false;
+      shown.restart();
       try {
         for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs })) {
-          if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool_call') produced = true;
-          yield part;
+          if (part.type === 'text' || part.type === 'reasoning') {
+            produced = true;
+            yield* shown.pass(part);
+          } else yield part;
         }
         return;
       } catch (err) {
         if (req.signal.aborted) throw err;
         const f = classifyFailure(err, this.opts);
-        if (produced) {
-          throw new ModelError(`${f.message}. The partial reply is kept; send another message to continue.`, f.retryable);
-        }
-        if (!f.retryable) throw new ModelError(f.message, false);
+        if (!f.retryable) throw new ModelError(`${f.message}${kept()}`, false);
         const tries = attempt > 1 ? ` (gave up after ${attempt} attempts)` : '';
-        if (attempt >= this.retry.maxAttempts) throw new ModelError(`${f.message}${tries}`, true);
-        const delay = f.retryAfterMs ?? this.retry.baseDelayMs * 2 ** (attempt - 1);
-        if (waited + delay > this.retry.maxTotalWaitMs) {
-          throw new ModelError(`${f.message}; the provider asks to wait ${seconds(delay)}, longer than ferret waits${tries}`, true);
+        if (attempt >= this.retry.maxAttempts) throw new ModelError(`${f.message}${tries}${kept()}`, true);
+        const delay = retryDelayMs(attempt, this.retry, f.retryAfterMs);
+        if (delay > this.retry.maxWaitMs) {
+          throw new ModelError(`${f.message}; the provider asks to wait ${seconds(delay)}, longer than ferret waits (${seconds(this.retry.maxWaitMs)}, config retry.maxWaitS)${kept()}`, true);
         }
         yield { type: 'notice', level: 'warning', text: `${this.id}: ${f.label}; retrying in ${seconds(delay)} (attempt ${attempt + 1} of ${this.retry.maxAttempts})` };
-        await sleep(delay, undefined, { signal: req.signal });
-        waited += delay;
+        await sleep(delay * scale, undefined, { signal: req.signal });
       }
     }
   }

@@ -81,8 +81,8 @@ describe('real providers from the built CLI (fake OpenAI-compatible server on lo
     expect(cost['total_usd']).toBeCloseTo((2100 * 0.5 + 70 * 2 + 200 * 0.05) / 1e6, 12);
   });
 
-  it('retries a 429, and a stream cut mid-way ends the turn with error and a notice; the next message works', async () => {
-    srv = start(['--model', 'local/coder'], { LOCAL_KEY: 'sk-test' });
+  it('retries a 429, and a stream cut mid-way every time ends the turn with error and a notice; the next message works', async () => {
+    srv = start(['--model', 'local/coder'], { LOCAL_KEY: 'sk-test', FERRET_RETRY_TIME_SCALE: '0.001' });
     const s = await srv.call('session/new', {});
     const id = s['sessionId'] as string;
     fake.reply(
@@ -92,11 +92,13 @@ describe('real providers from the built CLI (fake OpenAI-compatible server on lo
     expect((await srv.call('session/message', { sessionId: id, text: 'one' }))['message'].text).toBe('after retry');
     expect(srv.updates(id).some((u) => u['kind'] === 'notice' && /429|retry/i.test(String(u['text'])))).toBe(true);
 
-    fake.reply({ steps: [chatText('partial'), { destroy: true }] });
+    for (let i = 0; i < 10; i++) fake.reply({ steps: [chatText('partial'), { destroy: true }] });
     const cut = await srv.call('session/message', { sessionId: id, text: 'two' });
     expect(cut['stopReason']).toBe('error');
     const notices = srv.updates(id).filter((u) => u['kind'] === 'notice' && u['level'] === 'error');
     expect(notices.length).toBeGreaterThan(0);
+    expect(fake.requests).toHaveLength(12); // the 429, its retry, and ten attempts at the cut reply
+    expect(String(notices.at(-1)?.['text'])).toMatch(/gave up after 10 attempts/);
 
     fake.reply({ steps: [chatText('fine again'), chatFinish('stop'), chatUsage({ prompt: 10, completion: 2 }), chatDone] });
     expect((await srv.call('session/message', { sessionId: id, text: 'three' }))['message'].text).toBe('fine again');

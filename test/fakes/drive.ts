@@ -3,9 +3,12 @@ import type { Message } from '../../src/protocol/index.js';
 import type { ModelProvider, ModelRequest, ModelStreamPart, ToolSpec } from '../../src/providers/provider.js';
 import { createProviderFactories } from '../../src/providers/registry.js';
 
+/** Short waits and three attempts, so a test sees a retry and a give-up quickly. */
+export const TEST_RETRY = { baseDelayMs: 20, maxDelayMs: 100, maxAttempts: 3, maxWaitMs: 10_000 };
+
 /** A provider for MODEL_ID built the way the server builds it, from a config object and an env. */
 export function providerFor(modelId: string, config: unknown, env: NodeJS.ProcessEnv = {}): ModelProvider {
-  const [factory] = createProviderFactories(ConfigSchema.parse(config), env, { retry: { baseDelayMs: 20 }, idleTimeoutMs: 2000 });
+  const [factory] = createProviderFactories(ConfigSchema.parse(config), env, { retry: TEST_RETRY, idleTimeoutMs: 2000 });
   const p = factory?.(modelId, '/');
   if (!p) throw new Error(`no provider for ${modelId}`);
   return p;

@@ -19,7 +19,7 @@ export function chatToolArgs(index: number, fragment: string): Step {
   return chatDelta({ tool_calls: [{ index, function: { arguments: fragment } }] });
 }
 
-export const chatFinish = (reason: 'stop' | 'tool_calls' | 'length'): Step => chatDelta({}, reason);
+export const chatFinish = (reason: 'stop' | 'tool_calls' | 'length' | 'content_filter'): Step => chatDelta({}, reason);
 
 /** The usage chunk of `stream_options.include_usage`: empty choices, then `[DONE]`. */
 export function chatUsage(u: { prompt: number; completion: number; cached?: number; reasoning?: number }): Step {

@@ -3,7 +3,15 @@ import { DiffView } from './diff-view.js';
 import { Markdown } from './markdown-view.js';
 import { PermissionNote, ToolCard } from './tool-card.js';
 
-const STOP_TEXT = { end_turn: '', cancelled: 'Stopped.', max_steps: 'Stopped: the step limit was reached.', error: 'The turn failed.' } as const;
+// Every stop reason has its line, so a new one fails to compile here rather than render nothing.
+const STOP_TEXT: Record<Extract<Item, { kind: 'turn_end' }>['stopReason'], string> = {
+  end_turn: '',
+  cancelled: 'Stopped.',
+  max_steps: 'Stopped: the step limit was reached.',
+  max_tokens: 'Stopped: the reply reached the output limit.',
+  refusal: 'The model refused to continue.',
+  error: 'The turn failed.',
+};
 
 function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: string) => boolean }) {
   const waiting = (id: string) => store.pending.some((p) => p.id === id);

@@ -71,7 +71,7 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
-  localFolder(id: string): string {
+  localFolder(id: string): string | undefined {
     return sessionDir(this.home, id);
   }
 

@@ -57,6 +57,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    */
   keepCutOutput?: false;
   /**
+   * May read the calling session's kept tool output (core/tool-call/kept-output.ts), the one part
+   * of ferret's state a tool may read, read-only: read_file, which pages through it.
+   */
+  readsKeptOutput?: true;
+  /**
    * The tool says it only reads (an MCP tool's `readOnlyHint`). Only the scheduler trusts it: an
    * allowed call runs beside the reply's other reads. The approval policy still goes by `effect`.
    */

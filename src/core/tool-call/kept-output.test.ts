@@ -140,6 +140,15 @@ describe('a result longer than the output cap', () => {
     const [page] = await t.turn([{ name: 'read_file', arguments: { path: file, offset: 5, limit: 1 } }]);
     expect(page!.output.split('\n')[0]).toBe('5');
   });
+
+  it('a read_file result longer than the cap is not kept again: the note says to read a smaller range', async () => {
+    const t = setup();
+    writeFileSync(join(t.ws, 'long.txt'), 'x'.repeat(200) + '\n'.repeat(1) + 'y'.repeat(100_000));
+    const [r] = await t.turn([{ name: 'read_file', arguments: { path: 'long.txt' } }]);
+    expect(r!.output).toContain('omitted here; read the rest with read_file offset/limit (lines), a smaller range at a time');
+    expect(r!.output).not.toContain('is kept in');
+    expect(existsSync(join(sessionDir(t.home, t.session.id), 'tool-output'))).toBe(false);
+  });
 });
 
 describe('keepFullOutput', () => {

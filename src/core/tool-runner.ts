@@ -5,7 +5,7 @@ import { jsonSchemaOf, type Tool, type ToolContext, type ToolOutcome } from '../
 import { nodeFiles } from '../tools/node-files.js';
 import { decideCall, recordDecision, type CallDecision } from './tool-call/decide-call.js';
 import { keepFullOutput, keptNote } from './tool-call/kept-output.js';
-import { capOutput, exceedsCap } from './tool-call/output-cap.js';
+import { cutParts, joinCut } from './tool-call/output-cap.js';
 import { placePaths, realPathsOf, type RealPath } from './tool-call/place-paths.js';
 import type { OfferedTool, TurnHost } from './turn-host.js';
 
@@ -130,16 +130,17 @@ function thrown(run: ToolCallRun, name: string, err: unknown): Ended {
 async function report(host: TurnHost, run: ToolCallRun, tool: Tool | undefined, name: string, started: number, ended: Ended): Promise<ToolResult> {
   const { call } = run;
   const cap = host.deps.toolOutputCap;
+  const parts = cutParts(ended.output, cap);
   let how = tool?.readMore;
-  if (exceedsCap(ended.output, cap) && tool?.keepCutOutput !== false) {
+  if (parts && tool?.keepCutOutput !== false) {
     try {
       const kept = await keepFullOutput(host.deps.keptOutputDir(host.id), `${run.turnId}-${call.id}`, ended.output);
-      how = keptNote(kept, cap, capOutput(ended.output, cap, '').output.split('\n[output capped at ')[0]!);
+      how = keptNote(kept, cap, parts.head);
     } catch (err) {
       host.deps.logger.warn({ err, callId: call.id }, 'cannot keep a cut tool result');
     }
   }
-  const capped = capOutput(ended.output, cap, how);
+  const capped = { output: parts ? joinCut(parts, cap, how) : ended.output, cut: parts !== undefined };
   const capReached = capped.cut || ended.capReached;
   host.emit({
     type: 'tool_call_end',

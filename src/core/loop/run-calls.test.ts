@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent, ToolCall, ToolResult } from '../../protocol/index.js';
+import { ConfigSchema, type SessionEvent, type ToolCall, type ToolResult } from '../../protocol/index.js';
 import { createCore } from '../create-core.js';
 import { closeAfterEach, ofType, scratch, spyOnModel } from '../test-kit.js';
 import type { PreparedCall } from '../tool-runner.js';
@@ -66,10 +66,21 @@ describe('scheduleCalls', () => {
 const { fresh, script } = scratch('ferret-calls-');
 const keep = closeAfterEach();
 
-function setup(calls: { name: string; arguments: unknown }[], approval: 'auto' | 'suggest' = 'auto', more: unknown[] = []) {
+function setup(calls: { name: string; arguments: unknown }[], approval: 'auto' | 'suggest' = 'auto', more: unknown[] = [], config?: unknown) {
   const home = fresh('home');
   const ws = fresh('ws');
-  const core = keep(createCore({ logger: pino({ level: 'silent' }), home, env: {}, cwd: ws, sandbox: 'workspace-write', approval, warm: false }));
+  const core = keep(
+    createCore({
+      logger: pino({ level: 'silent' }),
+      home,
+      env: {},
+      cwd: ws,
+      sandbox: 'workspace-write',
+      approval,
+      warm: false,
+      ...(config !== undefined ? { config: ConfigSchema.parse(config) } : {}),
+    }),
+  );
   const seen = spyOnModel(core);
   const session = core.manager.create({ model: script({ responses: [{ chunks: ['calling'], toolCalls: calls }, { chunks: ['ok'] }, ...more] }) });
   const events: SessionEvent[] = [];
@@ -172,6 +183,37 @@ describe('one reply, real tools', () => {
       'tool_call_end call_1_3',
     ]);
     expect(resultsSent(t.seen)[1]!.output).toBe('a'); // the read after the write saw it
+  });
+
+  it('a read-only command a rule asks for is not run beside the others: it waits, is asked alone, and the reads after it wait for it', async () => {
+    const t = setup(
+      [
+        { name: 'bash', arguments: { command: 'sleep 0.3; echo first' } },
+        { name: 'bash', arguments: { command: 'echo asked' } },
+        { name: 'read_file', arguments: { path: 'x.txt' } },
+      ],
+      'auto',
+      [],
+      { rules: { ask: ['bash(echo asked)'] } },
+    );
+    writeFileSync(join(t.ws, 'x.txt'), 'x');
+    t.session.subscribe((e) => {
+      if (e.type === 'permission_requested') setTimeout(() => t.session.respondPermission(e.data.requestId, 'allow', 'test'), 20);
+    });
+    const r = await t.session.startTurn('go').done;
+    expect(r.stopReason).toBe('end_turn');
+    const order = t.events
+      .filter((e) => ['permission_requested', 'tool_call_running', 'tool_call_end'].includes(e.type))
+      .map((e) => `${e.type} ${(e.data as { callId: string }).callId}`);
+    expect(order).toEqual([
+      'tool_call_running call_1_1',
+      'tool_call_end call_1_1',
+      'permission_requested call_1_2',
+      'tool_call_running call_1_2',
+      'tool_call_end call_1_2',
+      'tool_call_running call_1_3',
+      'tool_call_end call_1_3',
+    ]);
   });
 
   it('Stop ends every running call, and the calls not started yet end cancelled before they ran', async () => {

@@ -9,27 +9,38 @@ export const DEFAULT_TOOL_OUTPUT_CAP = 40 * 1024;
 /** Bytes kept from the end of a cut result: exit codes and a tool's own closing notes live there. */
 const TAIL_BYTES = 4096;
 
-/** Whether `output` is longer than `capBytes` of UTF-8 (and so capOutput would cut it). */
-export function exceedsCap(output: string, capBytes: number): boolean {
+/** Whether `output` is longer than `capBytes` of UTF-8 (and so cutParts cuts it). */
+function exceedsCap(output: string, capBytes: number): boolean {
   // Fast path: a string of n UTF-16 units is at most 3n bytes.
   if (output.length * 3 <= capBytes) return false;
   return Buffer.byteLength(output, 'utf8') > capBytes;
 }
 
-/**
- * Caps a tool result at about `capBytes` of UTF-8, keeping its head and its last few KiB, and
- * says plainly how much was left out and how to read the rest (`how`: the kept file, or the
- * tool's own advice): the one cap every tool's result passes.
- */
-export function capOutput(output: string, capBytes: number, how: string | undefined): { output: string; cut: boolean } {
-  if (!exceedsCap(output, capBytes)) return { output, cut: false };
+/** A result cut at the cap: the head and tail kept, and the sizes the note reports. */
+export interface CutParts {
+  head: string;
+  tail: string;
+  omitted: number;
+  total: number;
+}
+
+/** Where `output` is cut at about `capBytes` of UTF-8: its head and its last few KiB; undefined if it fits. */
+export function cutParts(output: string, capBytes: number): CutParts | undefined {
+  if (!exceedsCap(output, capBytes)) return undefined;
   const buf = Buffer.from(output, 'utf8');
   const tailBytes = Math.min(TAIL_BYTES, Math.floor(capBytes / 4));
   const head = decodeWhole(buf.subarray(0, capBytes - tailBytes), 'head');
   const tail = decodeWhole(buf.subarray(buf.length - tailBytes), 'tail');
-  const omitted = buf.length - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  return { head, tail, omitted: buf.length - Buffer.byteLength(head) - Buffer.byteLength(tail), total: buf.length };
+}
+
+/**
+ * The cut result, the one form every tool's capped result takes: head, a note that says plainly
+ * how much was left out and how to read the rest (`how`: the kept file, or the tool's own advice), tail.
+ */
+export function joinCut(p: CutParts, capBytes: number, how: string | undefined): string {
   const rest = how ?? 'ask for a smaller part of it';
-  return { output: `${head}\n[output capped at ${capBytes} bytes: ${omitted} of ${buf.length} bytes omitted here; ${rest}]\n${tail}`, cut: true };
+  return `${p.head}\n[output capped at ${capBytes} bytes: ${p.omitted} of ${p.total} bytes omitted here; ${rest}]\n${p.tail}`;
 }
 
 /** Decodes bytes cut at an arbitrary offset, dropping the partial character at the cut side. */

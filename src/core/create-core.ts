@@ -1,14 +1,15 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createProviderFactories, type FactoryTuning } from '../providers/registry.js';
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
-import type { AgentMode, ApprovalPreset, FerretConfig, SandboxMode } from '../protocol/index.js';
+import { isInside, type AgentMode, type ApprovalPreset, type FerretConfig, type SandboxMode } from '../protocol/index.js';
 import { adoptLiveEnviron, bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, type RuleSet } from '../sandbox/index.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
 import { logFds } from '../store/fd-pool.js';
 import { FileSessionStore } from '../store/file-store.js';
-import { auditFile, chimeraHome, ensureHome } from '../store/paths.js';
+import { auditFile, chimeraHome, ensureHome, ferretDir } from '../store/paths.js';
 import type { SessionStore } from '../store/session-store.js';
 import { createMcpPool } from '../tools/mcp-pool.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -22,6 +23,14 @@ import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
 import { toolSpec } from './tool-runner.js';
 import type { SessionDeps } from './turn-host.js';
 import { Warmer, type WarmStep } from './warm-up.js';
+
+/**
+ * Model calls one turn may make before it ends with stop reason `max_steps` (ACP v1
+ * `max_turn_requests`), unless config.json's `maxSteps` says otherwise. Real tasks (fix a failing
+ * CI job, a change across a repository) take one to two hundred calls of read, edit, run tests;
+ * 300 lets them finish and still stops a model that loops before it spends without end.
+ */
+export const DEFAULT_MAX_STEPS = 300;
 
 export interface CoreOptions {
   logger: Logger;
@@ -107,9 +116,10 @@ export function createCore(opts: CoreOptions): CoreInternals {
   const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
   const tools = lazyTools(opts.allowedTools);
   const rules = lazyRules(config.rules);
+  const store = opts.store ?? new FileSessionStore(home);
   const deps: SessionDeps = {
     home,
-    store: opts.store ?? new FileSessionStore(home),
+    store,
     ...(opts.folds ? { folds: opts.folds } : {}),
     resolver: createModelResolver(createProviderFactories(config, env, opts.tuning)),
     get tools() {
@@ -129,8 +139,9 @@ export function createCore(opts: CoreOptions): CoreInternals {
     logger: opts.logger,
     env,
     sandbox,
-    maxSteps: config.maxSteps ?? 50,
+    maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS,
     toolOutputCap: config.outputCapBytes ?? config.toolOutputCapBytes ?? DEFAULT_TOOL_OUTPUT_CAP,
+    keptOutputDir: (id) => keptOutputDir(home, store, id),
     mcp: createMcpPool(mcpSpecs(config), opts.logger),
     catalog: { models: () => availableModels(config, env), credentials: () => credentials(env) },
     ...(permissionTimeoutMs !== undefined ? { permissionTimeoutMs } : {}),
@@ -164,6 +175,16 @@ export function createCore(opts: CoreOptions): CoreInternals {
         await deps.mcp?.close().catch((err: unknown) => opts.logger.error({ err }, 'closing MCP servers failed'));
       })()),
   };
+}
+
+/**
+ * A session's folder of kept tool output: in its own folder when the store keeps one under this
+ * server's CHIMERA_HOME (so it is ferret's protected state, and goes with the session's folder);
+ * else (Redis, a store elsewhere) under CHIMERA_HOME/ferret/tool-output/<id>, on this machine.
+ */
+function keptOutputDir(home: string, store: SessionStore, id: string): string {
+  const own = store.localFolder(id);
+  return own !== undefined && isInside(home, own) ? join(own, 'tool-output') : join(ferretDir(home), 'tool-output', id);
 }
 
 /** Waits for `p`, at most `ms`. */

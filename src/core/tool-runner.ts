@@ -1,8 +1,11 @@
-import { errorText, type FileAccess, type ToolCall, type ToolResult, type ToolStatus } from '../protocol/index.js';
+import { errorText, isInside, type FileAccess, type ToolCall, type ToolResult, type ToolStatus } from '../protocol/index.js';
 import type { ToolSpec } from '../providers/provider.js';
+import { realPathOf } from '../sandbox/index.js';
 import { jsonSchemaOf, type Tool, type ToolContext, type ToolOutcome } from '../tools/define.js';
+import { nodeFiles } from '../tools/node-files.js';
 import { decideCall, recordDecision, type CallDecision } from './tool-call/decide-call.js';
-import { capOutput } from './tool-call/output-cap.js';
+import { keepFullOutput, keptNote } from './tool-call/kept-output.js';
+import { cutParts, joinCut } from './tool-call/output-cap.js';
 import { placePaths, realPathsOf, type RealPath } from './tool-call/place-paths.js';
 import type { OfferedTool, TurnHost } from './turn-host.js';
 
@@ -37,12 +40,44 @@ export interface ToolCallRun {
 
 type Ended = { status: ToolStatus; output: string; exitCode?: number | null; capReached?: boolean };
 
+/** A call checked and judged, not yet run: what the scheduler needs to place it. */
+export interface PreparedCall {
+  /**
+   * It may run beside other such calls: it only reads and its verdict is `allow` (no question to
+   * ask), or it already ended (refused, invalid) and only has its end to report.
+   */
+  readonly concurrent: boolean;
+  /** Asks a person if the verdict says so, runs the tool, reports the end: the call's result. */
+  finish(): Promise<ToolResult>;
+}
+
+/** A call judged and ready to run. */
+interface Judged {
+  tool: Tool;
+  /** As the model gave them (the permission request shows these). */
+  args: Record<string, unknown>;
+  /** With each path argument re-pointed to its checked real path (the tool runs on these). */
+  placedArgs: Record<string, unknown>;
+  decision: CallDecision;
+  /** The session's kept output is read from disk, never from an editor's buffers. */
+  readsKept: boolean;
+}
+
 /**
  * The one path every tool call takes (after Codex's orchestrator): validate, place its paths,
  * decide allow/ask/deny, ask if needed, run, report. Each step is one function below; a
  * failure is a result the model reads, never an exception, and every result is capped once.
  */
 export async function runToolCall(host: TurnHost, run: ToolCallRun): Promise<ToolResult> {
+  return (await prepareToolCall(host, run)).finish();
+}
+
+/**
+ * The first half of a call: validate, report its start, place its paths, judge it. Nothing is
+ * asked and nothing runs until `finish`, so the scheduler can judge the calls of a reply in
+ * order and still run the reads among them together.
+ */
+export async function prepareToolCall(host: TurnHost, run: ToolCallRun): Promise<PreparedCall> {
   const started = Date.now();
   const { call } = run;
   const tool = host.tools().get(call.name);
@@ -63,14 +98,49 @@ export async function runToolCall(host: TurnHost, run: ToolCallRun): Promise<Too
       locations: reals.map(({ real }) => ({ path: real })),
     },
   });
-  let ended: Ended;
+  let judged: Judged | Ended;
   try {
-    ended = tool && parsed?.success ? await steps(host, run, tool, args as Record<string, unknown>, reals) : invalid(host, call, tool, parsed);
+    judged = tool && parsed?.success ? await judge(host, run, tool, args as Record<string, unknown>, reals) : invalid(host, call, tool, parsed);
   } catch (err) {
-    // A tool or a judgement that throws (a parser overflow, a bug) still ends its call.
-    ended = { status: run.signal.aborted ? 'cancelled' : 'failed', output: `${name} failed: ${errorText(err)}` };
+    // A judgement that throws (a parser overflow, a bug) still ends its call.
+    judged = thrown(run, name, err);
   }
-  const capped = capOutput(ended.output, host.deps.toolOutputCap, tool?.readMore);
+  if (!('decision' in judged)) {
+    const ended = judged;
+    return { concurrent: true, finish: () => report(host, run, tool, name, started, ended) };
+  }
+  const j = judged;
+  const finish = async () => {
+    let ended: Ended;
+    try {
+      ended = await settle(host, run, j);
+    } catch (err) {
+      ended = thrown(run, name, err); // a tool that throws still ends its call
+    }
+    return report(host, run, tool, name, started, ended);
+  };
+  return { concurrent: j.decision.verdict.action === 'allow' && j.decision.readOnly, finish };
+}
+
+function thrown(run: ToolCallRun, name: string, err: unknown): Ended {
+  return { status: run.signal.aborted ? 'cancelled' : 'failed', output: `${name} failed: ${errorText(err)}` };
+}
+
+/** Caps the result (keeping the whole of a cut one in the session's folder) and reports the call's end. */
+async function report(host: TurnHost, run: ToolCallRun, tool: Tool | undefined, name: string, started: number, ended: Ended): Promise<ToolResult> {
+  const { call } = run;
+  const cap = host.deps.toolOutputCap;
+  const parts = cutParts(ended.output, cap);
+  let how = tool?.readMore;
+  if (parts && tool?.keepCutOutput !== false) {
+    try {
+      const kept = await keepFullOutput(host.deps.keptOutputDir(host.id), `${run.turnId}-${call.id}`, ended.output);
+      how = keptNote(kept, cap, parts.head);
+    } catch (err) {
+      host.deps.logger.warn({ err, callId: call.id }, 'cannot keep a cut tool result');
+    }
+  }
+  const capped = { output: parts ? joinCut(parts, cap, how) : ended.output, cut: parts !== undefined };
   const capReached = capped.cut || ended.capReached;
   host.emit({
     type: 'tool_call_end',
@@ -98,26 +168,36 @@ function invalid(host: TurnHost, call: ToolCall, tool: Tool | undefined, parsed:
   return { status: 'failed', output: `invalid arguments for ${tool.id}: field ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
 }
 
-async function steps(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<string, unknown>, reals: RealPath[]): Promise<Ended> {
+async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<string, unknown>, reals: RealPath[]): Promise<Judged | Ended> {
   const { signal, call } = run;
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
   if (host.state.mode === 'plan' && tool.effect !== 'read') {
     return { status: 'denied', output: `the plan agent cannot use ${tool.id}: it proposes changes and does not make them` };
   }
   const { cwd, sandbox } = host.state;
-  const placed = placePaths(tool, args, reals, host.deps.sandbox.workspace(cwd), sandbox);
+  const keptDir = realPathOf(host.deps.keptOutputDir(host.id));
+  const placed = placePaths(tool, args, reals, host.deps.sandbox.workspace(cwd), sandbox, keptDir);
   if (!placed.ok) {
     host.emit({ type: 'sandbox_violation', data: { callId: call.id, tool: tool.id, path: placed.real, mode: sandbox, reason: placed.reason } });
     return { status: 'failed', output: `sandbox (${sandbox}) refused ${tool.id}: ${placed.reason}` };
   }
   tool.prepare?.(sandbox, host.deps.env, host.deps.sandbox);
   const decision = await decideCall(host, tool, args, placed.reals);
-  const refused = await gate(host, run, tool, args, decision);
+  const readsKept = placed.reals.some((r) => isInside(keptDir, r));
+  return { tool, args, placedArgs: placed.args, decision, readsKept };
+}
+
+/** The second half: the gate (a question, if the verdict asks one), then the run. */
+async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended> {
+  const { signal, call } = run;
+  const { tool } = j;
+  const refused = await gate(host, run, tool, j.args, j.decision);
   if (refused) return refused;
-  // A cancel that landed while the call was being judged must not let it start.
+  // A cancel that landed while the call was being judged (or waited its turn) must not let it start.
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
   host.emit({ type: 'tool_call_running', data: { callId: call.id } });
-  const out: ToolOutcome = await tool.run(placed.args, context(host, run, tool));
+  const files = j.readsKept ? nodeFiles : run.files;
+  const out: ToolOutcome = await tool.run(j.placedArgs, context(host, { ...run, files }, tool));
   if (signal.aborted) return { status: 'cancelled', output: out.output, exitCode: out.exitCode ?? null };
   return {
     status: out.status,

@@ -37,6 +37,12 @@ export interface SessionDeps {
   maxSteps: number;
   /** Bytes of a tool result the model, the clients and the log receive; the rest is cut with a note. */
   toolOutputCap: number;
+  /**
+   * Where the whole text of a session's cut tool results is kept (tool-call/kept-output.ts): its
+   * session folder's `tool-output/` (file store), else `$CHIMERA_HOME/ferret/tool-output/<id>/`.
+   * The one part of ferret's state tools that only read may read, for that session alone.
+   */
+  keptOutputDir(sessionId: string): string;
   /** MCP servers from config.json, shared by all sessions; connected on first use. */
   mcp?: McpPool;
   /** The models a person can pick now, and where the built-in providers read their keys. */

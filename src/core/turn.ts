@@ -4,7 +4,8 @@ import { compactIfNeeded } from './compaction.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { systemPrompt } from './system-prompt.js';
-import { offeredTools, runToolCall } from './tool-runner.js';
+import { runCalls } from './loop/run-calls.js';
+import { offeredTools } from './tool-runner.js';
 import type { TurnHost } from './turn-host.js';
 
 export interface TurnStart {
@@ -138,9 +139,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
       return { stop: cut.stop };
     }
     if (calls.length > 0) {
-      const results: ToolResult[] = [];
-      const files = session.filesFor(origin);
-      for (const call of calls) results.push(await runToolCall(session, { turnId, call, signal, files }));
+      const results: ToolResult[] = await runCalls(session, { turnId, signal, files: session.filesFor(origin) }, calls);
       session.emit({ type: 'message', data: { turnId, message: { role: 'tool', results } } });
     }
     addCost(session, model, usage);

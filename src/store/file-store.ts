@@ -71,6 +71,10 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
+  localFolder(id: string): string | undefined {
+    return sessionDir(this.home, id);
+  }
+
   putMeta(meta: SessionMeta, final = false): void {
     this.index.put(meta, final);
   }

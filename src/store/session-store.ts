@@ -167,6 +167,11 @@ export interface SessionStore {
   /** For /health. */
   status(): StoreStatus;
   /**
+   * The session's own folder on this machine, where the core may keep files beside its log (a
+   * cut tool result's whole text); undefined when the store keeps none here (Redis).
+   */
+  localFolder(id: string): string | undefined;
+  /**
    * Why nothing can be written now (Redis away), if so: a new session or turn is refused with it.
    * `what` begins its message. The file store always answers undefined.
    */

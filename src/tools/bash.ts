@@ -16,8 +16,14 @@ import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } fro
 import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';
 
-/** Output kept per call (progress and result alike); the rest is drained and dropped. */
-const BASH_OUTPUT_CAP = 256 * 1024;
+/**
+ * Output kept per call; the rest is drained and dropped. As much as the core keeps of a cut
+ * result for the model to page through (core/tool-call/kept-output.ts KEPT_FILE_MAX): the model
+ * itself receives only the output cap's worth of it.
+ */
+const BASH_OUTPUT_CAP = 4 * 1024 * 1024;
+/** Output streamed to the clients as progress per call; the result carries the rest. */
+const BASH_PROGRESS_CAP = 256 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
 /**
@@ -128,6 +134,7 @@ async function runConfined(
   // Own process group, so cancel and timeout kill everything it started.
   const child = spawnCommand(spawn.file, spawn.args, { cwd: ctx.cwd, env: spawn.env, keepChars: BASH_OUTPUT_CAP });
   let kept = 0;
+  let streamed = 0;
   let capReached = false;
   let output = '';
   let stderrText = '';
@@ -140,7 +147,11 @@ async function runConfined(
     const piece = chunk.length > room ? chunk.slice(0, room) : chunk;
     kept += piece.length;
     output += piece;
-    if (piece) ctx.progress(stream, piece);
+    if (piece && streamed < BASH_PROGRESS_CAP) {
+      const shown = piece.length > BASH_PROGRESS_CAP - streamed ? piece.slice(0, BASH_PROGRESS_CAP - streamed) : piece;
+      streamed += shown.length;
+      ctx.progress(stream, shown);
+    }
     if (chunk.length > room) capReached = true;
   };
   child.stdout?.setEncoding('utf8').on('data', onData('stdout'));

@@ -49,8 +49,23 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   title(args: z.infer<S>): string;
   /** Approval knowledge of its own (bash: the classifier and a canonical key from one parse). */
   approval?(args: z.infer<S>, rules: RuleSet): Promise<ToolApproval>;
-  /** Finishes "the output was cut; …": how the model reads the rest. */
+  /** Finishes "the output was cut; …": how the model reads the rest (when it is not kept in a file). */
   readMore?: string;
+  /**
+   * False: a result longer than the output cap is not kept in a file for the model to page
+   * through, because what it shows already is a file, paged with the tool's own arguments (read_file).
+   */
+  keepCutOutput?: false;
+  /**
+   * May read the calling session's kept tool output (core/tool-call/kept-output.ts), the one part
+   * of ferret's state a tool may read, read-only: read_file, which pages through it.
+   */
+  readsKeptOutput?: true;
+  /**
+   * The tool says it only reads (an MCP tool's `readOnlyHint`). Only the scheduler trusts it: an
+   * allowed call runs beside the reply's other reads. The approval policy still goes by `effect`.
+   */
+  declaresReadOnly?: true;
   /**
    * Starts what `run` will wait for (a helper process, a probe: cached, started once) as soon
    * as a call is known, so that it overlaps with the call's approval instead of following it.

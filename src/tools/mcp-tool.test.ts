@@ -45,6 +45,13 @@ describe('MCP tools', () => {
     expect(echo.title({ text: 'hi' })).toBe('test srv: Echo');
   });
 
+  it('a server tool that declares readOnlyHint says so to the scheduler, and stays an execute for the approval policy', () => {
+    const echo = conn.tools.find((t) => t.id.endsWith('__echo'))!;
+    const boom = conn.tools.find((t) => t.id.endsWith('__boom'))!;
+    expect([echo.effect, echo.declaresReadOnly]).toEqual(['execute', true]);
+    expect([boom.effect, boom.declaresReadOnly]).toEqual(['execute', undefined]);
+  });
+
   it('runs a call and reports a tool error as a failed result', async () => {
     const echo = conn.tools.find((t) => t.id.endsWith('__echo'))!;
     const ok = await echo.run({ text: 'hi' }, ctx());

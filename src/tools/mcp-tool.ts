@@ -78,7 +78,7 @@ interface McpToolInfo {
   title?: string | undefined;
   description?: string | undefined;
   inputSchema: Record<string, unknown>;
-  annotations?: { title?: string | undefined } | undefined;
+  annotations?: { title?: string | undefined; readOnlyHint?: boolean | undefined } | undefined;
 }
 
 function wrap(client: Client, server: string, t: McpToolInfo): Tool {
@@ -89,6 +89,8 @@ function wrap(client: Client, server: string, t: McpToolInfo): Tool {
     schema: schemaOf(t.inputSchema),
     kind: 'other',
     effect: 'execute',
+    // A server's hint lets an allowed call run beside other reads; it never skips a question.
+    ...(t.annotations?.readOnlyHint === true ? { declaresReadOnly: true as const } : {}),
     title: () => `${server}: ${label}`,
     async run(args, ctx): Promise<ToolOutcome> {
       const r = await client.callTool({ name: t.name, arguments: args as Record<string, unknown> }, undefined, { signal: ctx.signal, timeout: 600_000 });

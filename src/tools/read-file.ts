@@ -16,6 +16,8 @@ export const readFileTool = defineTool({
   effect: 'read',
   pathArgs: ['path'],
   title: (a) => `Read ${a.path}`,
+  keepCutOutput: false,
+  readsKeptOutput: true,
   readMore: 'read the rest with read_file offset/limit (lines), a smaller range at a time; a single huge line cannot be paged by lines: read parts of it with bash, e.g. `cut -c1-2000`',
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);

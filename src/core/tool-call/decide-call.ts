@@ -8,6 +8,12 @@ import type { TurnHost } from '../turn-host.js';
 export interface CallDecision {
   verdict: PolicyVerdict;
   key: string;
+  /**
+   * The call only reads: a tool whose effect is `read`, a command the classifier judged read-only
+   * (never an opaque one), or a tool that declares it (MCP readOnlyHint). With an `allow` verdict
+   * it may run beside the reply's other reads (loop/run-calls.ts).
+   */
+  readOnly: boolean;
 }
 
 /**
@@ -29,7 +35,9 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
     ...(approval.judgement ? { judgement: approval.judgement } : {}),
     ...(persisted ? { persisted } : {}),
   });
-  return { verdict: guardWrites(verdict, tool, reals, host), key: approval.key };
+  const j = approval.judgement;
+  const readOnly = tool.effect === 'read' || tool.declaresReadOnly === true || (j !== undefined && j.readOnly && !j.opaque && j.action !== 'deny');
+  return { verdict: guardWrites(verdict, tool, reals, host), key: approval.key, readOnly };
 }
 
 /** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/paths/host-meta.ts). */

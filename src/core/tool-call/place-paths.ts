@@ -22,12 +22,14 @@ export function realPathsOf(tool: Tool, args: Record<string, unknown>, cwd: stri
 
 /**
  * Checks each path argument against the sandbox and re-points it to its checked real path, so
- * the tool works on what was judged, not on a name a symlink could re-point later.
+ * the tool works on what was judged, not on a name a symlink could re-point later. `keptDir` (a
+ * real path) is the session's kept tool output, which a tool that pages through it (read_file) may read.
  */
-export function placePaths(tool: Tool, args: Record<string, unknown>, found: RealPath[], facts: WorkspaceFacts, sandbox: SandboxMode): Placed {
+export function placePaths(tool: Tool, args: Record<string, unknown>, found: RealPath[], facts: WorkspaceFacts, sandbox: SandboxMode, keptDir?: string): Placed {
   const placed: Record<string, unknown> = { ...args };
+  const readable = tool.readsKeptOutput && tool.effect === 'read' ? keptDir : undefined;
   for (const { name, real } of found) {
-    const v = checkRealPath({ facts, real, write: tool.effect === 'write', mode: sandbox });
+    const v = checkRealPath({ facts, real, write: tool.effect === 'write', mode: sandbox, readable });
     if (!v.ok) return { ok: false, real: v.real, reason: v.reason };
     placed[name] = real;
   }

@@ -21,15 +21,19 @@ export function checkFilePath(opts: { facts: WorkspaceFacts; path: string; write
 
 /**
  * The same judgement for a path already resolved with realPathOf (resolve once, judge and report it):
- * - ferret's own state (CHIMERA_HOME) is refused, read or write, under every mode;
+ * - ferret's own state (CHIMERA_HOME) is refused, read or write, under every mode, except reads in
+ *   `readable` (a real path: the calling session's kept tool output, under any mode);
  * - read-only and workspace-write keep file tools inside the workspace, and read-only writes nothing;
  * - workspace-write refuses writes to git metadata at any depth (host-meta.ts: `.git`, a `gitdir:`
  *   target, the core.hooksPath folder, scripts git's config runs), as the command sandbox does.
  * The other files the host runs (`.vscode`, `.envrc`, …) pass here and are asked for (protectedWrite).
  */
-export function checkRealPath(opts: { facts: WorkspaceFacts; real: string; write: boolean; mode: SandboxMode }): PathVerdict {
+export function checkRealPath(opts: { facts: WorkspaceFacts; real: string; write: boolean; mode: SandboxMode; readable?: string | undefined }): PathVerdict {
   const real = opts.real;
   const ws = opts.facts.workspace;
+  // The one exception: a read in the calling session's folder of kept tool output, which ferret
+  // itself wrote and named to the model (core/tool-call/kept-output.ts). Nothing else of the state.
+  if (!opts.write && opts.readable !== undefined && isInside(opts.readable, real)) return { ok: true, real };
   const state = inStateBlock(opts.facts, real);
   if (state !== undefined) {
     return { ok: false, real, reason: `${real} is ferret's own state (${state}); no tool reads or writes it` };

@@ -133,6 +133,11 @@ export class RedisSessionStore implements SessionStore {
     return { store: 'redis', redis: h.state, redisSince: new Date(h.since).toISOString() };
   }
 
+  /** Sessions live in Redis, not in a folder here (the core keeps its local files under CHIMERA_HOME). */
+  localFolder(): undefined {
+    return undefined;
+  }
+
   /** While Redis is not ready, new sessions and turns are refused (their events could only wait in memory). */
   unavailable(what = 'the fleet store'): FerretError | undefined {
     if (this.closed) return new FerretError('storage_unavailable', `${what}: the store is closed`);

@@ -2,6 +2,7 @@ import type { FerretConfig } from '../protocol/index.js';
 import { DEFAULT_BASE_URL, type ProviderType } from './provider-types.js';
 import { resolvePrice } from './pricing.js';
 import { ModelError, type ModelProvider } from './provider.js';
+import { reasoningFamily } from './reasoning.js';
 import type { ProviderFactory } from './resolve.js';
 import { SdkProvider, type RetryPolicy } from './sdk-provider.js';
 
@@ -50,6 +51,7 @@ function build(modelId: string, name: string, model: string, config: FerretConfi
     baseURL: baseURL ?? '(no baseURL)',
     keyHint: key.hint,
     cache: type === 'anthropic',
+    reasoning: reasoningFamily(type, model),
     pricing: price.pricing,
     contextWindow: price.contextWindow,
     firstCallNotice:

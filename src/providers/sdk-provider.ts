@@ -3,6 +3,7 @@ import type { LanguageModel } from 'ai';
 import type { Pricing } from '../protocol/index.js';
 import type { FailureContext } from './failures.js';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
+import type { ReasoningFamily } from './reasoning.js';
 
 /** Bounded retries: only before any output, at most `maxAttempts`, at most `maxTotalWaitMs` asleep. */
 export interface RetryPolicy {
@@ -27,6 +28,8 @@ export interface SdkProviderOptions extends FailureContext {
   firstCallNotice?: string | undefined;
   retry?: Partial<RetryPolicy> | undefined;
   idleTimeoutMs?: number | undefined;
+  /** The reasoning this model takes (providers/reasoning.ts); undefined: it is sent no effort. */
+  reasoning?: ReasoningFamily | undefined;
 }
 
 function seconds(ms: number): string {
@@ -38,13 +41,16 @@ export class SdkProvider implements ModelProvider {
   readonly id: string;
   readonly pricing: Pricing | undefined;
   readonly contextWindow: number | undefined;
+  readonly takesReasoning: boolean;
   private pendingNotice: string | undefined;
+  private toldNoReasoning = false;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly opts: SdkProviderOptions) {
     this.id = opts.modelId;
     this.pricing = opts.pricing;
     this.contextWindow = opts.contextWindow;
+    this.takesReasoning = opts.reasoning !== undefined;
     this.pendingNotice = opts.firstCallNotice;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
   }
@@ -59,6 +65,11 @@ export class SdkProvider implements ModelProvider {
       yield { type: 'notice', level: 'info', text: this.pendingNotice };
       this.pendingNotice = undefined;
     }
+    // medium is the default every session has: only a chosen effort this model ignores is worth a word.
+    if (!this.opts.reasoning && req.reasoning && req.reasoning !== 'medium' && !this.toldNoReasoning) {
+      this.toldNoReasoning = true;
+      yield { type: 'notice', level: 'info', text: `${this.id} takes no reasoning effort: the session's setting (${req.reasoning}) is kept for models that do, and not sent to this one` };
+    }
     const model = await this.opts.model();
     // Loaded here, not at import: the AI SDK costs ~200 ms of start-up that scripted sessions never need.
     const [{ streamOnce }, { classifyFailure }] = await Promise.all([import('./attempt.js'), import('./failures.js')]);
@@ -67,8 +78,8 @@ export class SdkProvider implements ModelProvider {
     for (let attempt = 1; ; attempt++) {
       let produced = false;
       try {
-        for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs })) {
-          if (part.type === 'text' || part.type === 'reasoning' || part.type === 'tool_call') produced = true;
+        for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs, family: this.opts.reasoning })) {
+          if (part.type === 'text' || part.type === 'reasoning' || part.type === 'reasoning_part' || part.type === 'tool_call') produced = true;
           yield part;
         }
         return;

@@ -51,7 +51,8 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
   try {
     req.signal.throwIfAborted();
     arm();
-    const reasoning = opts.family ? reasoningOptions(opts.family, req.reasoning) : undefined;
+    const modelId = typeof opts.model === 'string' ? opts.model : opts.model.modelId;
+    const reasoning = opts.family ? reasoningOptions(opts.family, req.reasoning, modelId) : undefined;
     const result = streamText({
       model: opts.model,
       ...toPrompt(req.system, req.messages, opts.cache, opts.family, req.reasoning),

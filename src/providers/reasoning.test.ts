@@ -4,7 +4,7 @@ import * as A from '../../test/fakes/anthropic.js';
 import { collect, providerFor, request } from '../../test/fakes/drive.js';
 import { FakeServer } from '../../test/fakes/fake-server.js';
 import * as R from '../../test/fakes/openai-responses.js';
-import { reasoningFamily } from './reasoning.js';
+import { reasoningFamily, reasoningOptions } from './reasoning.js';
 
 let fake: FakeServer;
 beforeEach(async () => (fake = await new FakeServer().start()));
@@ -125,6 +125,14 @@ describe('Anthropic extended thinking', () => {
 });
 
 describe('which models take an effort', () => {
+  it('minimal goes to the codex line and gpt-5.1 on as low (they refuse minimal); gpt-5 gets it as it is', () => {
+    const effort = (model: string) => (reasoningOptions('openai', 'minimal', model)?.['openai'] as { reasoningEffort?: string }).reasoningEffort;
+    expect(effort('gpt-5-codex')).toBe('low');
+    expect(effort('gpt-5.1')).toBe('low');
+    expect(effort('gpt-5')).toBe('minimal');
+    expect(effort('o3')).toBe('minimal');
+  });
+
   it.each([
     ['openai', 'gpt-5', 'openai'], ['openai', 'gpt-5-codex', 'openai'], ['openai', 'gpt-5.1', 'openai'], ['openai', 'o3-mini', 'openai'],
     ['openai', 'o1', 'openai'], ['openai', 'o4-mini', 'openai'], ['openai', 'codex-mini-latest', 'openai'],

@@ -27,12 +27,16 @@ export function reasoningFamily(type: ProviderType, model: string): ReasoningFam
  */
 export const THINKING_BUDGET: Record<ReasoningEffort, number> = { minimal: 1024, low: 4096, medium: 10_000, high: 20_000 };
 
+/** OpenAI models that refuse `minimal` (the codex line, and gpt-5.1 on, which have `none` instead): sent `low`. */
+const NO_MINIMAL = /codex|^gpt-(5\.[1-9]|[6-9])/;
+
 /**
  * The AI SDK providerOptions that ask `family` for reasoning at `effort` (none: a call such as a
  * summary that sets no effort; OpenAI still keeps nothing stored, so the items handed back resolve).
  */
-export function reasoningOptions(family: ReasoningFamily, effort: ReasoningEffort | undefined): ProviderMetadata | undefined {
+export function reasoningOptions(family: ReasoningFamily, effort: ReasoningEffort | undefined, model = ''): ProviderMetadata | undefined {
   if (family === 'openai') {
+    if (effort === 'minimal' && NO_MINIMAL.test(model.toLowerCase())) effort = 'low';
     // store:false keeps nothing at OpenAI: the reasoning comes back encrypted, and ferret hands it
     // back on the next call, so the model goes on from its own reasoning between tool calls.
     return {

@@ -108,6 +108,7 @@ function progress(e: SessionEvent): void {
     case 'approval_changed':
     case 'mode_changed':
     case 'model_changed':
+    case 'reasoning_changed':
     case 'file_edit':
     case 'file_open':
     case 'history_compacted':

@@ -1,4 +1,4 @@
-import type { AgentMode, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, TurnResult } from '../protocol/index.js';
+import type { AgentMode, ReasoningEffort, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, TurnResult } from '../protocol/index.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { StoreStatus } from '../store/session-store.js';
 import type { FleetCall } from '../store/session-store.js';
@@ -87,6 +87,8 @@ export interface SessionHandle {
   setMode(mode: AgentMode): AgentMode;
   /** Refuses a model that cannot run (unknown id, bad scripted file, no key) before it is set. */
   setModel(model: string): string;
+  /** The reasoning effort of the session's next model calls (sent only to models that take one). */
+  setReasoning(effort: ReasoningEffort): ReasoningEffort;
 }
 
 export interface SessionDefaults {
@@ -95,6 +97,8 @@ export interface SessionDefaults {
   mode: AgentMode;
   sandbox: SandboxMode;
   approval: ApprovalPreset;
+  /** config.json's `reasoning`; a session without one starts at medium. */
+  reasoning?: ReasoningEffort | undefined;
 }
 
 export interface NewSessionOptions {
@@ -130,6 +134,7 @@ export interface CommandAnswers {
   respondPermission: null;
   setMode: AgentMode;
   setModel: string;
+  setReasoning: ReasoningEffort;
   setApproval: { old: ApprovalPreset; new: ApprovalPreset };
   close: null;
 }

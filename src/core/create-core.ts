@@ -152,6 +152,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     mode: opts.mode ?? 'code',
     sandbox: opts.sandbox,
     approval: opts.approval,
+    reasoning: config.reasoning,
   };
   const local = new LocalOpener(deps, defaults.sandbox);
   // A fleet decides per session whether this server writes it or follows the one that does.

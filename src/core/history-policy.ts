@@ -39,6 +39,7 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   approval_changed: 'other',
   mode_changed: 'other',
   model_changed: 'other',
+  reasoning_changed: 'other',
   cost_update: 'other',
   history_compacted: 'other',
   file_edit: 'other',

@@ -29,7 +29,7 @@ const cost = (input: number, output: number, cache: number, reasoning: number, t
 describe('emptyState', () => {
   it('starts at the defaults', () => {
     expect(emptyState()).toEqual({
-      cwd: '', model: '', mode: 'code', sandbox: 'workspace-write', approval: 'auto', history: [],
+      cwd: '', model: '', mode: 'code', sandbox: 'workspace-write', approval: 'auto', reasoning: 'medium', history: [],
       usage: { input: 0, output: 0, cache: 0, reasoning: 0 }, costUsd: 0, title: undefined,
       createdAt: 0, updatedAt: 0, turns: 0, modelCalls: 0, modelCallBase: 0, lastCallTokens: 0, touched: new Set(),
     });
@@ -55,6 +55,7 @@ describe('applyEvent', () => {
     ['a cost_update is a model call (one per call, failed and summary calls too); an assistant message is not', [user('hi'), assistant('hello'), cost(1, 1, 0, 0, 0), assistant('again'), cost(2, 2, 0, 0, 0), cost(2, 2, 0, 0, 0)], { modelCalls: 3 }],
     ['approval_changed', [{ type: 'approval_changed', data: { old: 'suggest', new: 'full-auto' } }], { approval: 'full-auto' }],
     ['mode_changed', [{ type: 'mode_changed', data: { old: 'code', new: 'plan' } }], { mode: 'plan' }],
+    ['reasoning_changed sets the effort', [{ type: 'reasoning_changed', data: { old: 'medium', new: 'high' } }], { reasoning: 'high' }],
     ['model_changed sets the model and restarts the scripted position here', [cost(1, 1, 0, 0, 0), cost(2, 2, 0, 0, 0), { type: 'model_changed', data: { old: 'scripted:/m.json', new: 'scripted:/n.json' } }, cost(3, 3, 0, 0, 0)], { model: 'scripted:/n.json', modelCalls: 3, modelCallBase: 2 }],
     ['cost_update sets the totals and, with a call, the last call size (all four counts)', [cost(100, 20, 30, 5, 0.25, { input: 100, output: 20, cache: 30, reasoning: 5 })], { usage: { input: 100, output: 20, cache: 30, reasoning: 5 }, costUsd: 0.25, lastCallTokens: 155 }],
     ['cost_update without a call (a summary) keeps the last call size', [cost(1, 1, 0, 0, 0, { input: 1, output: 1, cache: 0, reasoning: 0 }), cost(10, 10, 0, 0, 0.5)], { usage: { input: 10, output: 10, cache: 0, reasoning: 0 }, costUsd: 0.5, lastCallTokens: 2 }],

@@ -1,4 +1,4 @@
-import { parseSlashCommand, ZERO_USAGE, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type SandboxMode, type Usage } from '../protocol/index.js';
+import { parseSlashCommand, ZERO_USAGE, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type ReasoningEffort, type SandboxMode, type Usage } from '../protocol/index.js';
 
 /** Everything about a session that its event log determines; a load is a fold of this. */
 export interface SessionState {
@@ -7,6 +7,8 @@ export interface SessionState {
   mode: AgentMode;
   sandbox: SandboxMode;
   approval: ApprovalPreset;
+  /** How hard a reasoning model thinks (sent only to models that take it: providers/reasoning.ts). */
+  reasoning: ReasoningEffort;
   history: Message[];
   usage: Usage;
   costUsd: number;
@@ -40,6 +42,9 @@ export interface OpenTurn {
   uncosted?: boolean;
 }
 
+/** A session whose log names no effort (created before the setting existed, or with none configured). */
+export const DEFAULT_REASONING: ReasoningEffort = 'medium';
+
 export const SUMMARY_PREFIX = 'Summary of the earlier conversation (older turns were compacted to fit the context window):\n';
 
 export function emptyState(): SessionState {
@@ -49,6 +54,7 @@ export function emptyState(): SessionState {
     mode: 'code',
     sandbox: 'workspace-write',
     approval: 'auto',
+    reasoning: DEFAULT_REASONING,
     history: [],
     usage: { ...ZERO_USAGE },
     costUsd: 0,
@@ -90,6 +96,9 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'mode_changed':
       s.mode = e.data.new;
       return;
+    case 'reasoning_changed':
+      s.reasoning = e.data.new;
+      return;
     case 'model_changed':
       s.model = e.data.new;
       s.modelCallBase = s.modelCalls; // a new scripted file starts at its first response
@@ -130,7 +139,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
 }
 
 /** Bumped when SessionState changes shape: an older snapshot is then folded again from the log. */
-const STATE_VERSION = 3;
+const STATE_VERSION = 4;
 
 /** The state as JSON for a snapshot, without its history (kept apart, one message a line). */
 export function saveState(s: SessionState): unknown {
@@ -143,6 +152,6 @@ export function restoreState(json: unknown): SessionState | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const { v, touched, ...rest } = json as Record<string, unknown>;
   if (v !== STATE_VERSION || !Array.isArray(touched) || typeof rest['cwd'] !== 'string') return undefined;
-  for (const k of ['model', 'mode', 'sandbox', 'approval', 'usage', 'turns', 'modelCalls']) if (!(k in rest)) return undefined;
+  for (const k of ['model', 'mode', 'sandbox', 'approval', 'reasoning', 'usage', 'turns', 'modelCalls']) if (!(k in rest)) return undefined;
   return { ...emptyState(), ...(rest as Omit<SessionState, 'touched' | 'history'>), history: [], touched: new Set(touched as string[]) };
 }

@@ -1,4 +1,4 @@
-import { AGENT_MODES, APPROVAL_PRESETS, AgentModeSchema, ApprovalPresetSchema, errorText, isFerretError, usdOf, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
+import { AGENT_MODES, APPROVAL_PRESETS, AgentModeSchema, ApprovalPresetSchema, REASONING_EFFORTS, ReasoningEffortSchema, errorText, isFerretError, usdOf, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
 import { compactIfNeeded } from './compaction.js';
 import type { TurnHost } from './turn-host.js';
 
@@ -30,6 +30,10 @@ export async function runSlashCommand(host: TurnHost, name: string, arg: string,
       return setting(host, 'approval', arg, APPROVAL_PRESETS, host.state.approval, () => host.setApproval(ApprovalPresetSchema.parse(arg)));
     case 'mode':
       return setting(host, 'mode', arg, AGENT_MODES, host.state.mode, () => host.setMode(AgentModeSchema.parse(arg)));
+    case 'reasoning': {
+      const out = setting(host, 'reasoning', arg, REASONING_EFFORTS, host.state.reasoning, () => host.setReasoning(ReasoningEffortSchema.parse(arg)));
+      return out.kind === 'answer' && !out.error ? answer(out.text + reasoningCaveat(host)) : out;
+    }
     case 'model': {
       if (!arg) {
         const others = host.deps.catalog.models().map((m) => m.id).filter((m) => m !== host.state.model);
@@ -66,12 +70,22 @@ function setting(host: TurnHost, what: string, arg: string, choices: readonly st
   return attempt(set, `${what}: ${arg}`);
 }
 
+/** Said beside the level when the session's model would not be sent it. */
+function reasoningCaveat(host: TurnHost): string {
+  try {
+    const model = host.deps.resolver.resolve(host.state.model, host.state.cwd);
+    return model.takesReasoning === false ? `\n(${model.id} takes no reasoning effort: the level is kept for models that do)` : '';
+  } catch {
+    return '';
+  }
+}
+
 function status(host: TurnHost): string {
   const s = host.state;
   const u = s.usage;
   return [
     `model: ${s.model}`,
-    `mode: ${s.mode} · approval: ${s.approval} · sandbox: ${s.sandbox}`,
+    `mode: ${s.mode} · approval: ${s.approval} · sandbox: ${s.sandbox} · reasoning: ${s.reasoning}`,
     `context: ${s.lastCallTokens} tokens in the last call`,
     `cost: $${s.costUsd.toFixed(4)} (tokens: ${u.input} input, ${u.output} output, ${u.cache} cached, ${u.reasoning} reasoning) · turns: ${s.turns}`,
     `workspace: ${s.cwd}`,

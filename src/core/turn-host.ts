@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { ModelResolver } from '../providers/resolve.js';
 import type { ToolSpec } from '../providers/provider.js';
-import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess } from '../protocol/index.js';
+import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess, ReasoningEffort } from '../protocol/index.js';
 import type { HostFacts, RuleSet } from '../sandbox/index.js';
 import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -76,4 +76,5 @@ export interface TurnHost {
   setApproval(preset: ApprovalPreset): unknown;
   setMode(mode: AgentMode): unknown;
   setModel(model: string): unknown;
+  setReasoning(effort: ReasoningEffort): unknown;
 }

@@ -1,7 +1,7 @@
 import { ModelError, type ModelProvider, type FinishReason } from '../providers/provider.js';
 import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction.js';
-import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
+import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { systemPrompt } from './system-prompt.js';
 import { runCalls } from './loop/run-calls.js';
@@ -79,6 +79,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     const tools = offeredTools(session);
     let text = '';
     const calls: ToolCall[] = [];
+    const reasoning: ReasoningPart[] = [];
     let usage: Usage | undefined;
     let finish: FinishReason = 'stop';
     try {
@@ -88,6 +89,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
         tools: tools.map((t) => t.spec),
         signal,
         callIndex: session.state.modelCalls - session.state.modelCallBase,
+        reasoning: session.state.reasoning,
       });
       for await (const part of stream) {
         if (signal.aborted) break;
@@ -98,6 +100,9 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
             break;
           case 'reasoning':
             session.emit({ type: 'reasoning_chunk', data: { turnId, text: part.text } });
+            break;
+          case 'reasoning_part':
+            reasoning.push(part.part);
             break;
           case 'tool_call':
             calls.push({ id: part.id, name: part.name, args: part.args });
@@ -117,14 +122,14 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
         }
       }
     } catch (err) {
-      recordAssistant(session, turnId, text, []);
+      recordAssistant(session, turnId, text, [], reasoning);
       setText(text);
       addCost(session, model, usage); // the call was made: it counts (and a replayable model moves on)
       if (signal.aborted) return { stop: 'cancelled' };
       return err instanceof ModelError ? failed(err) : failed(err, 'model call failed: ');
     }
     if (signal.aborted) {
-      recordAssistant(session, turnId, text, []);
+      recordAssistant(session, turnId, text, [], reasoning);
       setText(text);
       addCost(session, model, usage);
       return { stop: 'cancelled' };
@@ -132,7 +137,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     setText(text);
     const cut = endOfReply(finish, calls.length);
     // A refused or cut reply's complete tool calls are not run: the model did not finish deciding.
-    recordAssistant(session, turnId, text, cut ? [] : calls);
+    recordAssistant(session, turnId, text, cut ? [] : calls, reasoning);
     if (cut) {
       addCost(session, model, usage);
       session.emit({ type: 'notice', data: { level: 'warning', text: cut.notice } });
@@ -153,9 +158,10 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
   return { stop: 'max_steps' };
 }
 
-function recordAssistant(session: TurnHost, turnId: string, text: string, calls: ToolCall[]): void {
+function recordAssistant(session: TurnHost, turnId: string, text: string, calls: ToolCall[], reasoning: ReasoningPart[]): void {
   if (!text && calls.length === 0) return;
-  session.emit({ type: 'message', data: { turnId, message: { role: 'assistant', text, toolCalls: calls } } });
+  const thought = reasoning.length > 0 ? { reasoning } : {}; // kept so the next call hands it back (providers/reasoning.ts)
+  session.emit({ type: 'message', data: { turnId, message: { role: 'assistant', text, toolCalls: calls, ...thought } } });
 }
 
 /**

@@ -15,6 +15,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'approval', description: 'Switch the approval preset', hint: 'suggest | auto | full-auto' },
   { name: 'mode', description: 'Switch the agent mode', hint: 'code | plan' },
   { name: 'model', description: 'Switch the model (no argument: list the models you can pick)', hint: 'a model id' },
+  { name: 'reasoning', description: 'Set how hard a reasoning model thinks (no argument: show the current level)', hint: 'minimal | low | medium | high' },
 ];
 
 /** `/name rest` when name is one of ours; anything else is a message for the model. */

@@ -6,6 +6,7 @@ import {
   ApprovalPresetSchema,
   DecisionSchema,
   MessageSchema,
+  ReasoningEffortSchema,
   RiskSchema,
   SandboxModeSchema,
   StopReasonSchema,
@@ -32,6 +33,8 @@ export const SessionCreatedEvent = lazySchema(() =>
     mode: AgentModeSchema,
     sandbox: SandboxModeSchema,
     approval: ApprovalPresetSchema,
+    /** The reasoning effort the session starts with (absent in logs older than the setting: medium). */
+    reasoning: ReasoningEffortSchema.optional(),
   }),
 );
 export const TurnStartEvent = lazySchema(() =>
@@ -106,6 +109,7 @@ export const SandboxViolationEvent = lazySchema(() =>
 export const ApprovalChangedEvent = lazySchema(() => ev('approval_changed', { old: ApprovalPresetSchema, new: ApprovalPresetSchema }));
 export const ModeChangedEvent = lazySchema(() => ev('mode_changed', { old: AgentModeSchema, new: AgentModeSchema }));
 export const ModelChangedEvent = lazySchema(() => ev('model_changed', { old: z.string(), new: z.string() }));
+export const ReasoningChangedEvent = lazySchema(() => ev('reasoning_changed', { old: ReasoningEffortSchema, new: ReasoningEffortSchema }));
 export const CostUpdateEvent = lazySchema(() =>
   ev('cost_update', {
     input: z.number(),
@@ -174,6 +178,7 @@ export const SessionEventSchema = lazySchema(() =>
     built(ApprovalChangedEvent),
     built(ModeChangedEvent),
     built(ModelChangedEvent),
+    built(ReasoningChangedEvent),
     built(CostUpdateEvent),
     built(FileEditEvent),
     built(FileOpenEvent),

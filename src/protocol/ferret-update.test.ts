@@ -89,9 +89,10 @@ const rows: Row[] = [
   ],
   ['turn_start (live: none)', { type: 'turn_start', data: { turnId: 't1', text: 'hi', origin: 'zed' } }, undefined],
   ['session_created', { type: 'session_created', data: { cwd: '/ws', model: 'm', mode: 'code', sandbox: 'workspace-write', approval: 'auto' } }, undefined],
-  ['reasoning_chunk', { type: 'reasoning_chunk', data: { turnId: 't1', text: 'thinking' } }, undefined],
+  ['reasoning_chunk', { type: 'reasoning_chunk', data: { turnId: 't1', text: 'thinking' } }, { ...base, kind: 'agent_thought_chunk', text: 'thinking' }],
   ['mode_changed', { type: 'mode_changed', data: { old: 'code', new: 'plan' } }, undefined],
   ['model_changed', { type: 'model_changed', data: { old: 'a', new: 'b' } }, undefined],
+  ['reasoning_changed', { type: 'reasoning_changed', data: { old: 'medium', new: 'high' } }, undefined],
   ['message', { type: 'message', data: { turnId: 't1', message: { role: 'user', text: 'hi' } } }, undefined],
   ['history_compacted', { type: 'history_compacted', data: { turnId: 't1', summary: 's', keptFrom: 2 } }, undefined],
 ];

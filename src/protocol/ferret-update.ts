@@ -13,6 +13,8 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
   switch (e.type) {
     case 'message_chunk':
       return { sessionId, seq, kind: 'agent_message_chunk', text: e.data.text };
+    case 'reasoning_chunk':
+      return { sessionId, seq, kind: 'agent_thought_chunk', text: e.data.text };
     case 'tool_call_start':
       return { sessionId, seq, kind: 'tool_call_start', id: e.data.callId, tool: e.data.tool, args: e.data.args };
     case 'tool_call_progress': {
@@ -78,9 +80,9 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       return replay ? { sessionId, seq, kind: 'user_message_chunk', text: e.data.text } : undefined;
     case 'session_created':
     case 'tool_call_running':
-    case 'reasoning_chunk':
     case 'mode_changed':
     case 'model_changed':
+    case 'reasoning_changed':
     case 'message':
     case 'history_compacted':
       return undefined;

@@ -11,6 +11,8 @@ const base = <K extends string, S extends z.ZodRawShape>(kind: K, shape: S) =>
 export const FerretUpdateSchemas = lazySchema(() =>
   ({
     agent_message_chunk: base('agent_message_chunk', { text: z.string() }),
+    /** The model's reasoning as it streams (a summary or its thinking), apart from the answer. */
+    agent_thought_chunk: base('agent_thought_chunk', { text: z.string() }),
     user_message_chunk: base('user_message_chunk', { text: z.string() }),
     tool_call_start: base('tool_call_start', { id: z.string(), tool: z.string(), args: z.unknown() }),
     tool_call_progress: base('tool_call_progress', { id: z.string(), stdout: z.string().optional(), stderr: z.string().optional() }),
@@ -53,6 +55,7 @@ export const FerretUpdateSchemas = lazySchema(() =>
 export const FerretUpdateSchema = lazySchema(() =>
   z.discriminatedUnion('kind', [
     FerretUpdateSchemas.agent_message_chunk,
+    FerretUpdateSchemas.agent_thought_chunk,
     FerretUpdateSchemas.user_message_chunk,
     FerretUpdateSchemas.tool_call_start,
     FerretUpdateSchemas.tool_call_progress,

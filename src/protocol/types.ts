@@ -71,11 +71,27 @@ export const ToolResultSchema = lazySchema(() =>
 );
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
+/**
+ * One block of a reply's reasoning: its text (a summary, or the thinking itself) and what the
+ * provider needs to be handed back to go on from it, opaque to ferret (OpenAI's encrypted item,
+ * Anthropic's signature), keyed by the provider family that made it (`openai`, `anthropic`).
+ */
+export const ReasoningPartSchema = lazySchema(() =>
+  z.object({ text: z.string(), data: z.record(z.string(), z.record(z.string(), z.unknown())).optional() }),
+);
+export type ReasoningPart = z.infer<typeof ReasoningPartSchema>;
+
 /** The conversation as the model sees it; stored as `message` events so a load can rebuild it. */
 export const MessageSchema = lazySchema(() =>
   z.discriminatedUnion('role', [
     z.object({ role: z.literal('user'), text: z.string() }),
-    z.object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(built(ToolCallSchema)) }),
+    z.object({
+      role: z.literal('assistant'),
+      text: z.string(),
+      toolCalls: z.array(built(ToolCallSchema)),
+      /** The reasoning that came before the text and calls, handed back to the family that made it. */
+      reasoning: z.array(built(ReasoningPartSchema)).optional(),
+    }),
     z.object({ role: z.literal('tool'), results: z.array(built(ToolResultSchema)) }),
   ]),
 );

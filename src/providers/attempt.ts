@@ -1,8 +1,10 @@
 import { streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
-import type { Usage } from '../protocol/index.js';
+import type { ReasoningPart, Usage } from '../protocol/index.js';
 import { IdleTimeoutError, StreamCutError } from './failures.js';
 import { toPrompt, toToolSet } from './messages.js';
 import type { FinishReason, ModelRequest, ModelStreamPart } from './provider.js';
+import { reasoningOptions, type ReasoningFamily } from './reasoning.js';
+import { ReasoningBlocks } from './reasoning-blocks.js';
 
 // The SDK's own warning printer writes to the console; ours reports through notices instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
@@ -34,6 +36,8 @@ export interface AttemptOptions {
   /** Anthropic: mark cache breakpoints */
   cache: boolean;
   idleTimeoutMs: number;
+  /** The reasoning this model takes, if any: asked for at the request's effort, and handed back. */
+  family?: ReasoningFamily | undefined;
 }
 
 /**
@@ -56,27 +60,42 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
   try {
     req.signal.throwIfAborted();
     arm();
+    const modelId = typeof opts.model === 'string' ? opts.model : opts.model.modelId;
+    const reasoning = opts.family ? reasoningOptions(opts.family, req.reasoning, modelId) : undefined;
     const result = streamText({
       model: opts.model,
-      ...toPrompt(req.system, req.messages, opts.cache),
+      ...toPrompt(req.system, req.messages, opts.cache, opts.family, req.reasoning),
       ...(req.tools.length > 0 ? { tools: toToolSet(req.tools) } : {}),
+      ...(reasoning ? { providerOptions: reasoning } : {}),
       maxRetries: 0,
       abortSignal: ac.signal,
       onError: () => {}, // errors arrive as `error` parts below; the default handler prints them
     });
+    // Held like the calls: a retried stream must not hand the loop a cut attempt's reasoning twice.
+    const thoughts: ModelStreamPart[] = [];
     const calls: ModelStreamPart[] = [];
     let usage: Usage | undefined;
     let finished = false;
     let finish: FinishReason = 'stop';
+    const blocks = new ReasoningBlocks(opts.family);
     for await (const part of result.fullStream) {
       arm();
       switch (part.type) {
         case 'text-delta':
           if (part.text) yield { type: 'text', text: part.text };
           break;
+        case 'reasoning-start':
+          blocks.start(part.id, part.providerMetadata);
+          break;
         case 'reasoning-delta':
+          blocks.delta(part.id, part.text, part.providerMetadata);
           if (part.text) yield { type: 'reasoning', text: part.text };
           break;
+        case 'reasoning-end': {
+          const done: ReasoningPart | undefined = blocks.end(part.id, part.providerMetadata);
+          if (done) thoughts.push({ type: 'reasoning_part', part: done });
+          break;
+        }
         case 'tool-call':
           calls.push({ type: 'tool_call', id: part.toolCallId, name: part.toolName, args: part.input });
           break;
@@ -95,7 +114,7 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
         // Framing, streamed tool-argument fragments (the provider assembles the call), and
         // parts that only exist for tools the SDK runs itself, which ferret's tools never are.
         case 'start': case 'finish': case 'start-step': case 'raw': case 'source': case 'file':
-        case 'text-start': case 'text-end': case 'reasoning-start': case 'reasoning-end':
+        case 'text-start': case 'text-end':
         case 'tool-input-start': case 'tool-input-delta': case 'tool-input-end':
         case 'tool-result': case 'tool-error': case 'tool-output-denied': case 'tool-approval-request':
           break;
@@ -104,6 +123,7 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
     if (idle) throw idle;
     req.signal.throwIfAborted();
     if (!finished) throw new StreamCutError('the stream ended before the reply was finished');
+    yield* thoughts;
     yield* calls;
     if (usage) yield { type: 'usage', usage };
     yield { type: 'finish', reason: finish };

@@ -1,6 +1,7 @@
-import { jsonSchema, type ModelMessage, type SystemModelMessage, type Tool } from 'ai';
-import type { Message, ToolResult } from '../protocol/index.js';
+import { jsonSchema, type ModelMessage, type ProviderMetadata, type SystemModelMessage, type Tool } from 'ai';
+import type { Message, ReasoningEffort, ToolResult } from '../protocol/index.js';
 import type { ToolSpec } from './provider.js';
+import { reasoningFor, type ReasoningFamily } from './reasoning.js';
 
 // Anthropic prompt caching: a breakpoint on the system prompt and one on the newest message,
 // so each call reads the previous call's prefix from cache. Other providers ignore the key.
@@ -17,9 +18,16 @@ function toolResultPart(r: ToolResult): Extract<ModelMessage, { role: 'tool' }>[
 
 /**
  * ferret's conversation → AI SDK messages. A tool call left without a result (a turn cut short)
- * gets a synthetic error result, because every vendor rejects an unanswered call.
+ * gets a synthetic error result, because every vendor rejects an unanswered call. A reply's
+ * reasoning goes back first in its message, and only to the family that made it.
  */
-export function toPrompt(system: string, history: Message[], cache: boolean): { system?: SystemModelMessage; messages: ModelMessage[] } {
+export function toPrompt(
+  system: string,
+  history: Message[],
+  cache: boolean,
+  family?: ReasoningFamily,
+  effort?: ReasoningEffort,
+): { system?: SystemModelMessage; messages: ModelMessage[] } {
   const out: ModelMessage[] = [];
   for (let i = 0; i < history.length; i++) {
     const m = history[i]!;
@@ -30,6 +38,7 @@ export function toPrompt(system: string, history: Message[], cache: boolean): { 
       out.push({
         role: 'assistant',
         content: [
+          ...reasoningFor(family, m.reasoning, effort).map((r) => ({ type: 'reasoning' as const, text: r.text, providerOptions: r.data as ProviderMetadata })),
           ...(m.text ? [{ type: 'text' as const, text: m.text }] : []),
           ...m.toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: asObject(c.args) })),
         ],

@@ -1,4 +1,4 @@
-import type { Message, Pricing, Usage } from '../protocol/index.js';
+import type { Message, Pricing, ReasoningEffort, ReasoningPart, Usage } from '../protocol/index.js';
 
 /** A tool as offered to a model: JSON Schema for its arguments. */
 export interface ToolSpec {
@@ -14,11 +14,15 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** How many model calls this session made before this one (replayable providers key on it). */
   callIndex: number;
+  /** The session's reasoning effort; a model that takes none is sent nothing for it. */
+  reasoning?: ReasoningEffort | undefined;
 }
 
 export type ModelStreamPart =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
+  /** A finished block of reasoning with what its provider needs handed back (kept in the assistant message). */
+  | { type: 'reasoning_part'; part: ReasoningPart }
   | { type: 'tool_call'; id: string; name: string; args: unknown }
   | { type: 'usage'; usage: Usage }
   | { type: 'notice'; level: 'info' | 'warning'; text: string }
@@ -34,6 +38,8 @@ export interface ModelProvider {
   readonly id: string;
   readonly pricing?: Pricing;
   readonly contextWindow?: number;
+  /** false: the model takes no reasoning effort (providers/reasoning.ts); absent: unknown (scripted). */
+  readonly takesReasoning?: boolean;
   /** Throws a ModelError saying what to set when this model cannot run here (no key, no base URL). */
   check?(): void;
   stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;

@@ -2,6 +2,7 @@ import type { FerretConfig } from '../protocol/index.js';
 import { DEFAULT_BASE_URL, type ProviderType } from './provider-types.js';
 import { resolvePrice } from './pricing.js';
 import { ModelError, type ModelProvider } from './provider.js';
+import { reasoningFamily } from './reasoning.js';
 import type { ProviderFactory } from './resolve.js';
 import type { RetryPolicy } from './backoff.js';
 import { SdkProvider } from './sdk-provider.js';
@@ -63,6 +64,7 @@ function build(modelId: string, name: string, model: string, config: FerretConfi
     baseURL: baseURL ?? '(no baseURL)',
     keyHint: key.hint,
     cache: type === 'anthropic',
+    reasoning: reasoningFamily(type, model),
     pricing: price.pricing,
     contextWindow: price.contextWindow,
     firstCallNotice:

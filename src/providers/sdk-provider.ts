@@ -5,6 +5,7 @@ import type { FailureContext } from './failures.js';
 import { DEFAULT_RETRY, retryDelayMs, seconds, type RetryPolicy } from './backoff.js';
 import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 import { ShownText } from './shown-text.js';
+import type { ReasoningFamily } from './reasoning.js';
 
 /** Longest silence tolerated mid-stream (reasoning models may think for minutes before a token). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -23,6 +24,8 @@ export interface SdkProviderOptions extends FailureContext {
   idleTimeoutMs?: number | undefined;
   /** Multiplies every retry wait (tests: 0.01 makes the provider's 20 s a 200 ms sleep; notices still say 20 s). */
   timeScale?: number | undefined;
+  /** The reasoning this model takes (providers/reasoning.ts); undefined: it is sent no effort. */
+  reasoning?: ReasoningFamily | undefined;
 }
 
 /** A real model behind the AI SDK, with ferret's retry policy and its notices. */
@@ -30,13 +33,16 @@ export class SdkProvider implements ModelProvider {
   readonly id: string;
   readonly pricing: Pricing | undefined;
   readonly contextWindow: number | undefined;
+  readonly takesReasoning: boolean;
   private pendingNotice: string | undefined;
+  private toldNoReasoning = false;
   private readonly retry: RetryPolicy;
 
   constructor(private readonly opts: SdkProviderOptions) {
     this.id = opts.modelId;
     this.pricing = opts.pricing;
     this.contextWindow = opts.contextWindow;
+    this.takesReasoning = opts.reasoning !== undefined;
     this.pendingNotice = opts.firstCallNotice;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
   }
@@ -51,6 +57,11 @@ export class SdkProvider implements ModelProvider {
       yield { type: 'notice', level: 'info', text: this.pendingNotice };
       this.pendingNotice = undefined;
     }
+    // medium is the default every session has: only a chosen effort this model ignores is worth a word.
+    if (!this.opts.reasoning && req.reasoning && req.reasoning !== 'medium' && !this.toldNoReasoning) {
+      this.toldNoReasoning = true;
+      yield { type: 'notice', level: 'info', text: `${this.id} takes no reasoning effort: the session's setting (${req.reasoning}) is kept for models that do, and not sent to this one` };
+    }
     const model = await this.opts.model();
     // Loaded here, not at import: the AI SDK costs ~200 ms of start-up that scripted sessions never need.
     const [{ streamOnce }, { classifyFailure }] = await Promise.all([import('./attempt.js'), import('./failures.js')]);
@@ -62,7 +73,7 @@ export class SdkProvider implements ModelProvider {
     for (let attempt = 1; ; attempt++) {
       shown.restart();
       try {
-        for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs })) {
+        for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs, family: this.opts.reasoning })) {
           if (part.type === 'text' || part.type === 'reasoning') {
             produced = true;
             yield* shown.pass(part);

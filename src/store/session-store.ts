@@ -222,6 +222,7 @@ export type FleetCall =
   | { sessionId: string; op: 'respondPermission'; requestId: string; decision: 'allow' | 'deny' | 'always' | 'never'; by: string }
   | { sessionId: string; op: 'setMode'; mode: 'code' | 'plan' }
   | { sessionId: string; op: 'setModel'; model: string }
+  | { sessionId: string; op: 'setReasoning'; effort: 'minimal' | 'low' | 'medium' | 'high' }
   | { sessionId: string; op: 'setApproval'; preset: 'suggest' | 'auto' | 'full-auto' };
 
 /** A session another server writes, as this one follows it. */

@@ -77,7 +77,7 @@ describe('acp-http-client at /acp/{name}', () => {
     expect(init.agentCapabilities?.loadSession).toBe(true);
     const s = await r.client.newSession({ cwd: env.ws, mcpServers: [] });
     const sid = s.sessionId;
-    expect(s.configOptions?.map((o) => o.id)).toEqual(['mode', 'model', 'approval']);
+    expect(s.configOptions?.map((o) => o.id)).toEqual(['mode', 'model', 'reasoning', 'approval']);
     await ed.agent.request('session/load', { sessionId: sid, cwd: env.ws, mcpServers: [] });
     const sse = new SseClient(url, `/session/${sid}/events`);
     expect(await sse.opened).toBe(200);

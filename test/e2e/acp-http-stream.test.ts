@@ -40,7 +40,7 @@ describe('ACP v1 over HTTP at /acp beside stdio and SSE on one process', () => {
     expect(init.agentCapabilities?.loadSession).toBe(true);
     const s = await h.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
     const sid = s.sessionId;
-    expect(s.configOptions?.map((o) => o.id)).toEqual(['mode', 'model', 'approval']);
+    expect(s.configOptions?.map((o) => o.id)).toEqual(['mode', 'model', 'reasoning', 'approval']);
     // The editor on stdio joins the live session; an SSE reader follows it too.
     await ed.agent.request('session/load', { sessionId: sid, cwd: env.ws, mcpServers: [] });
     const sse = new SseClient(url, `/session/${sid}/events`);

@@ -142,7 +142,7 @@ describe('ACP v1 on stdio, driven by the official SDK client', () => {
     await c.waitFor((m) => m['params']?.update?.sessionUpdate === 'current_mode_update');
     expect(tag(c.of(sessionId), 'current_mode_update')[0]!.currentModeId).toBe('plan');
     const r = await c.agent.request('session/set_config_option', { sessionId, configId: 'model', value: `scripted:${other}` });
-    expect(r.configOptions.map((o) => o.id)).toEqual(['mode', 'model', 'approval']);
+    expect(r.configOptions.map((o) => o.id)).toEqual(['mode', 'model', 'reasoning', 'approval']);
     expect(r.configOptions.find((o) => o.id === 'model')!.currentValue).toBe(`scripted:${other}`);
     expect(r.configOptions.find((o) => o.id === 'mode')!.currentValue).toBe('plan');
     await expect(c.agent.request('session/prompt', { sessionId: 'nope', prompt: [{ type: 'text', text: 'x' }] })).rejects.toMatchObject({ code: -32002 });

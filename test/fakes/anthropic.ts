@@ -17,6 +17,9 @@ export const textStart = (index: number): Step => ev('content_block_start', { in
 export const textDelta = (index: number, text: string): Step => ev('content_block_delta', { index, delta: { type: 'text_delta', text } });
 export const thinkingStart = (index: number): Step => ev('content_block_start', { index, content_block: { type: 'thinking', thinking: '' } });
 export const thinkingDelta = (index: number, thinking: string): Step => ev('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } });
+/** The signature that closes a thinking block (the API checks it when the block is sent back). */
+export const signatureDelta = (index: number, signature: string): Step => ev('content_block_delta', { index, delta: { type: 'signature_delta', signature } });
+export const redactedThinking = (index: number, data: string): Step => ev('content_block_start', { index, content_block: { type: 'redacted_thinking', data } });
 export const blockStop = (index: number): Step => ev('content_block_stop', { index });
 
 export function toolStart(index: number, id: string, name: string): Step {

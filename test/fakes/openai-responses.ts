@@ -17,3 +17,18 @@ export function completed(u: { input: number; cached: number; output: number; re
     response: { ...resp, status: 'completed', usage: { input_tokens: u.input, input_tokens_details: { cached_tokens: u.cached }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: u.reasoning }, total_tokens: u.input + u.output } },
   });
 }
+
+// A reasoning item as a reasoning model streams it with `include: ["reasoning.encrypted_content"]`
+// and `store: false`: added (no content yet), its summary text in deltas, done with the encrypted item.
+export const reasoningAdded = (i: number, id: string): Step => ev('response.output_item.added', { output_index: i, item: { type: 'reasoning', id, summary: [], encrypted_content: null } });
+export const summaryPartAdded = (i: number, id: string, s = 0): Step => ev('response.reasoning_summary_part.added', { item_id: id, output_index: i, summary_index: s, part: { type: 'summary_text', text: '' } });
+export const summaryDelta = (i: number, id: string, delta: string, s = 0): Step => ev('response.reasoning_summary_text.delta', { item_id: id, output_index: i, summary_index: s, delta });
+export const summaryPartDone = (i: number, id: string, text: string, s = 0): Step => ev('response.reasoning_summary_part.done', { item_id: id, output_index: i, summary_index: s, part: { type: 'summary_text', text } });
+export const reasoningDone = (i: number, id: string, summary: string, encrypted: string): Step =>
+  ev('response.output_item.done', { output_index: i, item: { type: 'reasoning', id, summary: [{ type: 'summary_text', text: summary }], encrypted_content: encrypted } });
+
+/** The whole reasoning item: added, one summary part streamed in `deltas`, done with `encrypted`. */
+export function reasoningItem(i: number, id: string, deltas: string[], encrypted: string): Step[] {
+  const text = deltas.join('');
+  return [reasoningAdded(i, id), summaryPartAdded(i, id), ...deltas.map((d) => summaryDelta(i, id, d)), summaryPartDone(i, id, text), reasoningDone(i, id, text, encrypted)];
+}

@@ -1,4 +1,4 @@
-import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, SessionMeta, SessionSummary } from '../../protocol/index.js';
+import type { AgentMode, ReasoningEffort, ApprovalPreset, Decision, EventDraft, EventOf, SessionMeta, SessionSummary } from '../../protocol/index.js';
 import type { SessionLog } from '../../store/session-store.js';
 import type { AttachOptions, ClientAttachment, QueuedTurnOptions, StartedTurn, TurnOptions } from '../api.js';
 import type { Listener, SubscribeOptions, Subscription } from '../bus.js';
@@ -152,6 +152,9 @@ export class FollowedSession implements LiveSession {
   }
   setModel(model: string): string {
     return this.current.setModel(model);
+  }
+  setReasoning(effort: ReasoningEffort): ReasoningEffort {
+    return this.current.setReasoning(effort);
   }
   snapshot(): Promise<void> {
     return this.current.snapshot();

@@ -1,4 +1,4 @@
-import { FerretError, type AgentMode, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type SessionEvent, type TurnResult } from '../../protocol/index.js';
+import { FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type SessionEvent, type TurnResult } from '../../protocol/index.js';
 import type { FleetCall, FleetSeam, FollowerLog } from '../../store/session-store.js';
 import type { QueuedTurnOptions, StartedTurn, TurnOptions } from '../api.js';
 import { checkModel } from '../model-check.js';
@@ -198,6 +198,11 @@ export class RemoteSession extends SessionBase implements LiveSession {
   setMode(mode: AgentMode): AgentMode {
     void this.remote({ sessionId: this.id, op: 'setMode', mode });
     return mode;
+  }
+
+  setReasoning(effort: ReasoningEffort): ReasoningEffort {
+    void this.remote({ sessionId: this.id, op: 'setReasoning', effort });
+    return effort;
   }
 
   setModel(model: string): string {

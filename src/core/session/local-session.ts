@@ -1,4 +1,4 @@
-import { errorText, FerretError, type AgentMode, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
+import { errorText, FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
 import type { LogMark, SessionLog } from '../../store/session-store.js';
 import type { Tool } from '../../tools/define.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -224,6 +224,12 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     if (old !== mode) this.emit({ type: 'mode_changed', data: { old, new: mode } });
     this.saveMeta();
     return mode;
+  }
+
+  setReasoning(effort: ReasoningEffort): ReasoningEffort {
+    const old = this.body.st.reasoning;
+    if (old !== effort) this.emit({ type: 'reasoning_changed', data: { old, new: effort } });
+    return effort;
   }
 
   setModel(model: string): string {

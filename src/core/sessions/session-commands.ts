@@ -35,6 +35,8 @@ export async function runCommand(s: Written, call: Exclude<SessionCommand, { op:
       return s.setMode(call.mode);
     case 'setModel':
       return s.setModel(call.model);
+    case 'setReasoning':
+      return s.setReasoning(call.effort);
     case 'setApproval':
       return s.setApproval(call.preset);
   }

@@ -72,6 +72,8 @@ export class SessionManager implements Sessions {
         mode: opts.mode ?? this.defaults.mode,
         sandbox: this.defaults.sandbox,
         approval: opts.approval ?? this.defaults.approval,
+        // Logged only when configured: a log without it folds to the default (session-state.ts).
+        ...(this.defaults.reasoning ? { reasoning: this.defaults.reasoning } : {}),
       },
     });
     session.saveMeta(true);

@@ -4,6 +4,7 @@ import {
   lazySchema,
   ApprovalPresetSchema,
   DecisionSchema,
+  ReasoningEffortSchema,
   SandboxModeSchema,
   type SessionHandle,
   type Subscription,
@@ -27,6 +28,7 @@ const P = {
   cancel: lazySchema(() => z.object({ sessionId: SessionId })),
   setMode: lazySchema(() => z.object({ sessionId: SessionId, mode: AgentModeSchema })),
   setModel: lazySchema(() => z.object({ sessionId: SessionId, model: z.string().min(1) })),
+  setReasoning: lazySchema(() => z.object({ sessionId: SessionId, effort: ReasoningEffortSchema })),
   setSandbox: lazySchema(() => z.object({ sessionId: SessionId, mode: SandboxModeSchema.optional() })),
   setApproval: lazySchema(() => z.object({ sessionId: SessionId, preset: ApprovalPresetSchema })),
   bridgeStatus: lazySchema(() => z.object({ sessionId: SessionId })),
@@ -88,6 +90,10 @@ export class FerretDialect implements Dialect {
       case 'session/setModel': {
         const p = parseParams(P.setModel, params);
         return { model: this.session(p.sessionId).setModel(p.model) };
+      }
+      case 'session/setReasoning': {
+        const p = parseParams(P.setReasoning, params);
+        return { reasoning: this.session(p.sessionId).setReasoning(p.effort) };
       }
       case 'session/setSandbox': {
         const p = parseParams(P.setSandbox, params);

@@ -116,6 +116,7 @@ describe('GET /health and GET /openapi.json', () => {
       'POST /session/{id}/mode',
       'POST /session/{id}/model',
       'POST /session/{id}/permission',
+      'POST /session/{id}/reasoning',
     ]);
   });
 });
@@ -195,12 +196,13 @@ describe('malformed requests', () => {
     ['POST', '/session/no-such-session/mode'],
     ['POST', '/session/no-such-session/model'],
     ['POST', '/session/no-such-session/approval'],
+    ['POST', '/session/no-such-session/reasoning'],
     ['GET', '/session/no-such-session/sandbox'],
     ['POST', '/session/no-such-session/permission'],
     ['GET', '/session/no-such-session/bridge'],
   ] as const)('404 session_not_found: %s %s', async (method, url) => {
     const bodies: Record<string, unknown> = {
-      message: { text: 'x' }, mode: { mode: 'plan' }, model: { model: DEFAULT_MODEL }, approval: { preset: 'auto' }, permission: { id: 'p', decision: 'allow' },
+      message: { text: 'x' }, mode: { mode: 'plan' }, model: { model: DEFAULT_MODEL }, approval: { preset: 'auto' }, reasoning: { effort: 'high' }, permission: { id: 'p', decision: 'allow' },
     };
     const res = await call(method, url, method === 'POST' ? (bodies[url.split('/').pop()!] ?? {}) : undefined);
     expectError(res, 404, 'session_not_found', 'no session no-such-session');

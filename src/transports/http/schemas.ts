@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   AgentModeSchema,
   ApprovalPresetSchema,
+  ReasoningEffortSchema,
   DecisionSchema,
   SandboxModeSchema,
   SESSION_ID_PATTERN,
@@ -82,6 +83,8 @@ export const ModeBody = z.object({ mode: AgentModeSchema }).strict();
 export const ModeResult = z.object({ mode: AgentModeSchema });
 export const ModelBody = z.object({ model: z.string().min(1) }).strict();
 export const ModelResult = z.object({ model: z.string() });
+export const ReasoningBody = z.object({ effort: ReasoningEffortSchema }).strict();
+export const ReasoningResult = z.object({ reasoning: ReasoningEffortSchema });
 export const ApprovalBody = z.object({ preset: ApprovalPresetSchema }).strict();
 export const ApprovalResult = named('ApprovalChange', z.object({ old: ApprovalPresetSchema, new: ApprovalPresetSchema }));
 export const SandboxResult = z.object({ mode: SandboxModeSchema });

@@ -1,5 +1,5 @@
 import type { AuthMethod, InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
-import { AgentModeSchema, ApprovalPresetSchema, SLASH_COMMANDS, type SessionHandle, type Sessions, type TurnResult } from '../../../core/index.js';
+import { AgentModeSchema, ApprovalPresetSchema, ReasoningEffortSchema, SLASH_COMMANDS, type SessionHandle, type Sessions, type TurnResult } from '../../../core/index.js';
 import type { Dialect, DialectContext } from '../dialect.js';
 import { JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
 import { ACP_AUTH_REQUIRED, toAcpError, turnError, type V1ErrorContext } from './errors.js';
@@ -207,13 +207,16 @@ class AcpV1Dialect implements Dialect {
       case 'model':
         s.setModel(p.value);
         break;
+      case 'reasoning':
+        s.setReasoning(oneOf(ReasoningEffortSchema, p.value, 'value'));
+        break;
       case 'approval': {
         const preset = oneOf(ApprovalPresetSchema, p.value, 'value');
         if (preset !== s.state.approval) s.setApproval(preset);
         break;
       }
       default:
-        throw new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: configId: unknown option ${JSON.stringify(p.configId)}; options are mode, model, approval`, { field: 'configId' });
+        throw new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: configId: unknown option ${JSON.stringify(p.configId)}; options are mode, model, reasoning, approval`, { field: 'configId' });
     }
     return { configOptions: configOptions(s, this.ctx.manager) };
   }

@@ -1,5 +1,5 @@
 import type { SessionConfigOption, SessionModeState } from '@agentclientprotocol/sdk';
-import { AGENT_MODES, APPROVAL_PRESETS, type SessionHandle, type Sessions } from '../../../core/index.js';
+import { AGENT_MODES, APPROVAL_PRESETS, REASONING_EFFORTS, type SessionHandle, type Sessions } from '../../../core/index.js';
 
 /** Namespace of every ferret-only `_meta` key (ACP extensibility: namespaced, ignorable). */
 export const META_NS = 'ferret.dev';
@@ -15,6 +15,13 @@ const APPROVAL_INFO: Record<(typeof APPROVAL_PRESETS)[number], { name: string; d
   'full-auto': { name: 'Full auto', description: 'Never ask (deny rules and the sandbox still apply)' },
 };
 
+const REASONING_INFO: Record<(typeof REASONING_EFFORTS)[number], { name: string; description: string }> = {
+  minimal: { name: 'Minimal', description: 'Answer with as little reasoning as the model allows' },
+  low: { name: 'Low', description: 'Think briefly before answering' },
+  medium: { name: 'Medium', description: 'The usual balance of thought and speed' },
+  high: { name: 'High', description: 'Think longest: harder problems, slower and costlier replies' },
+};
+
 /** Legacy mode state; sent beside configOptions and kept in sync with them. */
 export function modeState(s: SessionHandle): SessionModeState {
   return {
@@ -24,8 +31,9 @@ export function modeState(s: SessionHandle): SessionModeState {
 }
 
 /**
- * The complete config option list: mode, model (v1's only model picker) and the approval preset
- * as a custom `_`-category select. Order is display priority.
+ * The complete config option list: mode, model (v1's only model picker), the reasoning effort
+ * (category thought_level, as codex-acp offers it) and the approval preset as a custom
+ * `_`-category select. Order is display priority.
  */
 export function configOptions(s: SessionHandle, manager: Sessions): SessionConfigOption[] {
   const models = manager.models(s.state.model);
@@ -47,6 +55,15 @@ export function configOptions(s: SessionHandle, manager: Sessions): SessionConfi
       options: models.map((m) => ({ value: m.id, name: m.name, ...(m.description ? { description: m.description } : {}) })),
     },
     {
+      id: 'reasoning',
+      name: 'Reasoning',
+      description: 'How hard a reasoning model thinks before it answers (models that take no effort ignore it)',
+      category: 'thought_level',
+      type: 'select',
+      currentValue: s.state.reasoning,
+      options: REASONING_EFFORTS.map((value) => ({ value, ...REASONING_INFO[value] })),
+    },
+    {
       id: 'approval',
       name: 'Approval',
       category: '_ferret_approval',
@@ -66,6 +83,7 @@ export function sessionMeta(s: SessionHandle): Record<string, unknown> {
       approval: st.approval,
       model: st.model,
       mode: st.mode,
+      reasoning: st.reasoning,
       costUsd: st.costUsd,
       usage: st.usage,
       status: s.status,

@@ -95,6 +95,7 @@ export class UpdateMapper {
           { update: { sessionUpdate: 'config_option_update', configOptions: this.opts.config() } },
         ];
       case 'model_changed':
+      case 'reasoning_changed':
       case 'approval_changed':
         return [{ update: { sessionUpdate: 'config_option_update', configOptions: this.opts.config() } }];
       case 'notice':

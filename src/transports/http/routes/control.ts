@@ -13,6 +13,8 @@ import {
   ModeResult,
   Ok,
   PermissionBody,
+  ReasoningBody,
+  ReasoningResult,
   SandboxResult,
   SessionParams,
   sessionErrors,
@@ -39,6 +41,10 @@ export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
   app.post('/session/:id/model', {
     schema: { operationId: 'setModel', tags: ['settings'], summary: 'Switch the model (refused at once when it cannot run here)', params: SessionParams, body: ModelBody, response: { 200: ModelResult, ...bodyErrors, ...errors(422) } },
   }, async (req) => ({ model: await m.command(m.get(req.params.id).id, { op: 'setModel', model: req.body.model }) }));
+
+  app.post('/session/:id/reasoning', {
+    schema: { operationId: 'setReasoning', tags: ['settings'], summary: 'Set the reasoning effort of the next model calls (models that take none ignore it)', params: SessionParams, body: ReasoningBody, response: { 200: ReasoningResult, ...bodyErrors } },
+  }, async (req) => ({ reasoning: await m.command(m.get(req.params.id).id, { op: 'setReasoning', effort: req.body.effort }) }));
 
   app.post('/session/:id/approval', {
     schema: { operationId: 'setApproval', tags: ['settings'], summary: 'Switch the approval preset live', params: SessionParams, body: ApprovalBody, response: { 200: ApprovalResult, ...bodyErrors } },

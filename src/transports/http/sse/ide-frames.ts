@@ -86,6 +86,7 @@ export class IdeTranslator {
       case 'approval_changed':
       case 'mode_changed':
       case 'model_changed':
+      case 'reasoning_changed':
       case 'cost_update':
       case 'notice':
       case 'message':

@@ -2,7 +2,7 @@ import { ModelError, type ModelProvider } from '../providers/provider.js';
 import { compactIfNeeded } from './compaction.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
-import { systemPrompt } from './system-prompt.js';
+import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { offeredTools, runToolCall } from './tool-runner.js';
 import type { TurnHost } from './turn-host.js';
 
@@ -74,13 +74,15 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     // Billed, but not the prompt size of the conversation that goes on.
     if (summaryUsage) addCost(session, model, summaryUsage, false);
     if (signal.aborted) return { stop: 'cancelled' };
+    const system = await systemPromptOf(session); // built once per session: the same bytes every call
+    await addContextNotes(session, turnId); // what changed since reaches the model as a message
     const tools = offeredTools(session);
     let text = '';
     const calls: ToolCall[] = [];
     let usage: Usage | undefined;
     try {
       const stream = model.stream({
-        system: systemPrompt(session.state.mode, session.state.cwd, tools, session.state.touched, session.deps.sandbox),
+        system,
         messages: session.state.history,
         tools: tools.map((t) => t.spec),
         signal,

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { arch, release, type } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import type { ApprovalPreset, SandboxMode } from '../../protocol/index.js';
+import { setBounded } from '../../util/bounded-map.js';
 
 export interface GitFacts {
   /** The repository's top folder (the nearest folder at or above the workspace holding `.git`). */
@@ -87,7 +88,19 @@ const GIT_MAX_BUFFER = 1 << 20;
  * make git run on its own is switched off: no fsmonitor, no optional index lock (the agent's own
  * commands may be using the index), no submodule walk, no prompt for credentials.
  */
-export async function gitFacts(workspace: string, env: NodeJS.ProcessEnv): Promise<GitFacts | undefined> {
+export function gitFacts(workspace: string, env: NodeJS.ProcessEnv, now = Date.now()): Promise<GitFacts | undefined> {
+  // Sessions that start together in one workspace (a fleet of bots, a benchmark) share one run.
+  const hit = recent.get(workspace);
+  if (hit && now - hit.at < SHARE_MS) return hit.facts;
+  return setBounded(recent, workspace, { at: now, facts: runGit(workspace, env) }, 64).facts;
+}
+
+/** How long one `git status` answers for every session that starts in the same workspace. */
+const SHARE_MS = 5000;
+// A per-process memo of a few seconds, not state: every session still keeps its own answer.
+const recent = new Map<string, { at: number; facts: Promise<GitFacts | undefined> }>();
+
+async function runGit(workspace: string, env: NodeJS.ProcessEnv): Promise<GitFacts | undefined> {
   const root = gitRoot(workspace);
   if (root === undefined) return undefined;
   const args = ['-c', 'core.fsmonitor=false', '--no-optional-locks', 'status', '--porcelain=v1', '--branch', '--ignore-submodules=all', '--untracked-files=normal'];

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -48,6 +49,7 @@ describe('the system prompt a real provider receives (built CLI, fake OpenAI Res
       { steps: [R.created, R.callAdded(0, 'call_a', 'read_file'), R.callArgs(0, '{"path":"pkg/a.txt"}'), R.callDone(0, 'call_a', 'read_file', '{"path":"pkg/a.txt"}'), R.completed(usage)] },
       { steps: [R.created, R.messageAdded(0), R.textDelta(0, 'Alpha.'), R.messageDone(0, 'Alpha.'), R.completed(usage)] },
     );
+    execFileSync('git', ['init', '-q', '-b', 'trunk', env.ws]);
     const s = await srv.call('session/new', {});
     const id = s['sessionId'] as string;
     expect(await srv.call('session/message', { sessionId: id, text: 'what is in pkg/a.txt?' })).toMatchObject({ stopReason: 'end_turn', message: { text: 'Alpha.' } });
@@ -61,7 +63,7 @@ describe('the system prompt a real provider receives (built CLI, fake OpenAI Res
     expect(first).toContain('# Environment');
     expect(first).toContain(`Workspace: ${env.ws}`);
     expect(first).toMatch(/^Date: \d{4}-\d{2}-\d{2}$/m);
-    expect(first).toMatch(/^Git: the workspace is not in a git repository$/m);
+    expect(first).toContain(`Git: repository at ${env.ws} (the workspace); branch trunk (no commits yet); 2 untracked (at the start of the session)`);
     expect(first).toMatch(/^Sandbox: workspace-write/m);
     expect(first).toMatch(/^Network for commands: none/m);
     expect(first).toMatch(/^Approval preset: auto/m);

@@ -145,6 +145,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     mcp: createMcpPool(mcpSpecs(config), opts.logger),
     catalog: { models: () => availableModels(config, env), credentials: () => credentials(env) },
     ...(permissionTimeoutMs !== undefined ? { permissionTimeoutMs } : {}),
+    ...(config.instructionFiles ? { instructionFiles: config.instructionFiles } : {}),
   };
   const defaults: SessionDefaults = {
     cwd: opts.cwd,

@@ -22,7 +22,7 @@ export interface SessionState {
   modelCallBase: number;
   /** Tokens of the last model call (prompt and reply): the next prompt is at least this big. */
   lastCallTokens: number;
-  /** Files the agent's tools pointed at: their folders' AGENTS.md join the system prompt. */
+  /** Files the agent's tools pointed at: their folders' instruction files reach the model as context messages. */
   touched: Set<string>;
   /**
    * The turn the log says is running (a turn_start with no turn_end yet), its unfinished tool

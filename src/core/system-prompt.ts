@@ -1,59 +1,62 @@
-import { dirname, join, relative, sep } from 'node:path';
-import { isInside, type AgentMode } from '../protocol/index.js';
-import { inStateBlock, readFileHeadSync, realPathOf, type HostFacts } from '../sandbox/index.js';
-import type { OfferedTool } from './turn-host.js';
+// What the model is told, per session: the system prompt, built once and reused for every call
+// (so provider prompt caches hit), and the context messages that carry what changed since.
+// The parts live in prompt/; docs/agent.md "What the model is told" describes the whole.
+import { BUILTIN_TOOL_IDS } from '../protocol/index.js';
+import { osLine, gitFacts, today, type EnvFacts } from './prompt/environment.js';
+import { InstructionReader, instructionNames } from './prompt/instructions.js';
+import { pendingNote } from './prompt/context-notes.js';
+import { buildSystemPrompt } from './prompt/system-prompt.js';
+import type { TurnHost } from './turn-host.js';
 
-const BASE: Record<AgentMode, string> = {
-  code:
-    "You are ferret, a coding agent working in the user's workspace. Use the tools to read, change and " +
-    'run code. Make the smallest change that does the job, run the tests when there are any, and say ' +
-    'briefly what you did.',
-  plan:
-    'You are ferret in plan mode. Read the code and propose a plan; you cannot change files or run ' +
-    'commands. End with a numbered plan the user can approve.',
-};
+export { agentsDirs } from './prompt/instructions.js';
+export { CONTEXT_PREFIX, isContextNote } from './prompt/context-notes.js';
 
-const MAX_AGENTS_BYTES = 32_000;
-
-/** Folders from the workspace root down to each touched file's folder, root first, each once. */
-export function agentsDirs(cwd: string, touched: Iterable<string>): string[] {
-  const dirs = [cwd];
-  for (const file of touched) {
-    const rel = relative(cwd, dirname(file));
-    if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) continue;
-    let cur = cwd;
-    for (const part of rel.split(sep)) {
-      cur = join(cur, part);
-      if (!dirs.includes(cur)) dirs.push(cur);
-    }
-  }
-  return dirs;
+function readerOf(host: TurnHost): InstructionReader {
+  return new InstructionReader(host.state.cwd, host.deps.sandbox, instructionNames(host.deps.instructionFiles));
 }
 
-/** Bytes read of each AGENTS.md: enough for MAX_AGENTS_BYTES characters of any UTF-8. */
-const READ_AGENTS_BYTES = 4 * MAX_AGENTS_BYTES;
-
-// Read per model call: a missing file costs no thrown error, a FIFO never blocks, and a link is
-// followed only to a file in the workspace outside ferret's state: the workspace is the model's
-// to write, and `ln -s ~/.chimera/ferret/config.json AGENTS.md` must not put the API keys (or
-// /etc/shadow) in the prompt.
-function readAgents(allowed: (real: string) => boolean, dir: string): string | undefined {
-  return readFileHeadSync(join(dir, 'AGENTS.md'), READ_AGENTS_BYTES, allowed)?.slice(0, MAX_AGENTS_BYTES);
+/** The environment as the session's first model call finds it. */
+async function gatherEnv(host: TurnHost): Promise<EnvFacts> {
+  const s = host.state;
+  return { os: osLine(), date: today(), workspace: s.cwd, git: await gitFacts(s.cwd, host.deps.env), sandbox: s.sandbox, approval: s.approval };
 }
 
 /**
- * The system prompt of a model call: the agent's own text, the workspace, and AGENTS.md from
- * the workspace root and from every folder on the way to a file the agent has touched (as Codex
- * does), nearer files last so their instructions win.
+ * The session's system prompt: the same bytes on every call until a person changes the mode or
+ * the model. The environment is gathered at the session's first call (in this process) and kept.
  */
-export function systemPrompt(mode: AgentMode, cwd: string, tools: OfferedTool[], touched: Iterable<string>, sandbox: HostFacts): string {
-  const parts = [BASE[mode], `Workspace: ${cwd}`, `Tools: ${tools.map((t) => t.tool.id).join(', ')}`];
-  const ws = realPathOf(cwd); // the descriptor's path is a real one
-  const facts = sandbox.workspace(ws);
-  const allowed = (real: string) => isInside(ws, real) && inStateBlock(facts, real) === undefined;
-  for (const dir of agentsDirs(cwd, touched)) {
-    const text = readAgents(allowed, dir);
-    if (text !== undefined) parts.push(`Instructions from ${relative(cwd, join(dir, 'AGENTS.md'))}:\n${text}`);
-  }
-  return parts.join('\n\n');
+export async function systemPromptOf(host: TurnHost): Promise<string> {
+  const memo = host.promptMemo;
+  const key = `${host.state.mode}\n${host.state.model}`;
+  if (memo.text !== undefined && memo.key === key) return memo.text;
+  memo.env ??= gatherEnv(host);
+  const env = await memo.env;
+  const builtins = host.deps.tools.list().filter((t) => BUILTIN_TOOL_IDS.includes(t.id));
+  const instructions = readerOf(host).forSystemPrompt(host.deps.home, env.git?.root);
+  const built = buildSystemPrompt({ mode: host.state.mode, model: host.state.model, builtins, env, instructions });
+  Object.assign(memo, { key, text: built.text, instructionChars: built.instructionChars });
+  return built.text;
+}
+
+/**
+ * Before a model call: what changed since the system prompt was written (instruction files of
+ * folders the tools touched, a new approval preset or sandbox) goes into the history as one
+ * context message, logged like any message. Call after systemPromptOf.
+ */
+export async function addContextNotes(host: TurnHost, turnId: string): Promise<void> {
+  const memo = host.promptMemo;
+  if (!memo.env) return;
+  const env = await memo.env;
+  const s = host.state;
+  const text = pendingNote({
+    history: s.history,
+    cwd: s.cwd,
+    touched: s.touched,
+    approval: s.approval,
+    sandbox: s.sandbox,
+    stated: { approval: env.approval, sandbox: env.sandbox },
+    instructionChars: memo.instructionChars ?? 0,
+    reader: readerOf(host),
+  });
+  if (text !== undefined) host.emit({ type: 'message', data: { turnId, message: { role: 'user', text } } });
 }

@@ -10,6 +10,7 @@ import type { Tool } from '../tools/define.js';
 import type { McpPool } from '../tools/mcp-pool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { SessionFold } from './folds.js';
+import type { PromptMemo } from './prompt/system-prompt.js';
 import type { SessionState } from './session-state.js';
 
 // What the loop, the tool runner and compaction need of a session. They depend on this, not on
@@ -49,6 +50,8 @@ export interface SessionDeps {
   catalog: { models(): ModelChoice[]; credentials(): Credential[] };
   /** When set, a permission question nobody answers in this time is denied, with a notice. */
   permissionTimeoutMs?: number;
+  /** config.json's instructionFiles: read where a folder has no AGENTS.md (default CLAUDE.md, GEMINI.md). */
+  instructionFiles?: readonly string[];
 }
 
 /** A tool as offered to the model in one step. */
@@ -63,6 +66,8 @@ export interface TurnHost {
   ready?(): Promise<void>;
   readonly state: Readonly<SessionState>;
   readonly deps: SessionDeps;
+  /** The session's system prompt, kept between calls so it stays the same bytes (system-prompt.ts). */
+  readonly promptMemo: PromptMemo;
   emit<E extends EventDraft>(draft: E): EventOf<E['type']>;
   /** Waits for a person's answer to a permission request, from any client. */
   askPermission(requestId: string, signal: AbortSignal): Promise<{ decision: Decision; by: string } | 'cancelled'>;

@@ -3,7 +3,7 @@ import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
-import { systemPrompt } from './system-prompt.js';
+import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { runCalls } from './loop/run-calls.js';
 import { offeredTools } from './tool-runner.js';
 import type { TurnHost } from './turn-host.js';
@@ -76,6 +76,8 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     // Billed, but not the prompt size of the conversation that goes on.
     if (summaryUsage) addCost(session, model, summaryUsage, false);
     if (signal.aborted) return { stop: 'cancelled' };
+    const system = await systemPromptOf(session); // built once per session: the same bytes every call
+    await addContextNotes(session, turnId); // what changed since reaches the model as a message
     const tools = offeredTools(session);
     let text = '';
     const calls: ToolCall[] = [];
@@ -84,7 +86,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     let finish: FinishReason = 'stop';
     try {
       const stream = model.stream({
-        system: systemPrompt(session.state.mode, session.state.cwd, tools, session.state.touched, session.deps.sandbox),
+        system,
         messages: session.state.history,
         tools: tools.map((t) => t.spec),
         signal,

@@ -9,6 +9,7 @@ import { checkModel } from '../model-check.js';
 import { applyEvent } from '../session-state.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { LoadedSession } from '../sessions/session-load.js';
+import type { PromptMemo } from '../prompt/system-prompt.js';
 import type { SessionDeps, TurnHost } from '../turn-host.js';
 import { runTurn } from '../turn.js';
 import { Persistence } from './persistence.js';
@@ -37,6 +38,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
   private running: RunningTurn | undefined;
   private readonly persistence: Persistence;
   private readonly queue: TurnQueue;
+  readonly promptMemo: PromptMemo = {};
 
   /** Over a body already folded (a load, or a followed session this server takes over), at the log's marks. */
   constructor(body: SessionBody, marks: { checkpoint: LogMark; snapshotSeq: number }) {

@@ -1,0 +1,39 @@
+// How to choose among the built-in tools. Built from the server's built-in set (fixed for the life
+// of the process, after --allowed-tools) and the mode, never from the tools offered in one request:
+// MCP servers attach mid-session, and the system prompt must not change when they do.
+import type { AgentMode } from '../../protocol/index.js';
+
+/** What each built-in tool is for, in the order a task usually needs them. */
+const USES: readonly (readonly [id: string, use: string])[] = [
+  ['read_file', 'read a text file (numbered lines); page through a large one with offset and limit instead of reading it whole.'],
+  ['list_dir', 'the entries of one folder.'],
+  ['glob', 'find files by path pattern, such as src/**/*.test.ts.'],
+  ['grep', 'search file contents with a regular expression; the fastest way to find where something is defined or used.'],
+  ['edit_file', 'replace an exact piece of text in a file (it must occur once unless replace_all is set); the normal way to change an existing file.'],
+  ['write_file', 'create a file, or replace a whole file; for a change to an existing file prefer edit_file, which leaves the rest alone.'],
+  [
+    'bash',
+    'run a shell command in the workspace (bash -c): tests, builds, linters, package scripts, git read commands. ' +
+      'Do not use it to read, search or edit files when a file tool does the job: file tools cost less, show the person clearly what you did, and are judged more precisely by the approval policy. ' +
+      'Set timeout_ms for slow commands, and never start a server or a watcher that does not exit on its own.',
+  ],
+  ['open_file', "show a file (at a line) in the person's editor, when pointing them at something helps."],
+];
+
+/** The tools section: the built-ins this server has (and this mode offers), then MCP and parallel calls. */
+export function toolsGuide(mode: AgentMode, builtins: readonly { id: string; effect: string }[]): string {
+  const have = new Set(builtins.filter((t) => mode !== 'plan' || t.effect === 'read').map((t) => t.id));
+  const lines = USES.filter(([id]) => have.has(id)).map(([id, use]) => `- ${id}: ${use}`);
+  return [
+    '# Tools',
+    ...lines,
+    '- Tools named mcp__<server>__<tool> come from MCP servers the person configured; use them for what their descriptions say.',
+    'Only the tools offered with a request exist for it. When several calls do not depend on each other (reading three files, two searches), ask for them in the same reply.',
+  ].join('\n');
+}
+
+export const SANDBOX_GUIDE = `# Approvals and the sandbox
+Every tool call passes ferret's approval policy, and commands run in an OS sandbox. The environment block says which sandbox mode and approval preset this session started with; a later change reaches you as a context message.
+- Some calls wait for the person's approval. A denied call means no: a person or a rule refused it. Do not try to get the same effect another way (a different command, a script, another tool). Change your approach, or explain what you needed and why, and ask.
+- A sandbox violation (a write outside the writable area, a network connection where commands have none) shows up as a failed command (permission denied, read-only file system, network unreachable) and ferret reports it. Do not fight the sandbox or retry the same thing: say what was blocked, take a path that is allowed (work inside the workspace, use what is already installed), or ask the person to run that step or change the mode.
+- ferret's own state (its configuration, logs and keys) is off limits; never look for credentials.`;

@@ -33,6 +33,7 @@ export type Item = Base &
   (
     | { kind: 'user'; text: string; turnId: string | undefined; origin: string | undefined; pending: boolean }
     | { kind: 'assistant'; text: string }
+    | { kind: 'thought'; text: string }
     | {
         kind: 'tool';
         id: string;
@@ -137,6 +138,13 @@ export class SessionStore {
         const before = this.items[this.indexOf(u.seq) - 1];
         if (before?.kind === 'assistant') before.text += u.text;
         else this.push({ kind: 'assistant', key: `a${u.seq}`, seq: u.seq, text: u.text });
+        return;
+      }
+      case 'agent_thought_chunk': {
+        // A model's reasoning, folded like the text it precedes (shown collapsed).
+        const before = this.items[this.indexOf(u.seq) - 1];
+        if (before?.kind === 'thought') before.text += u.text;
+        else this.push({ kind: 'thought', key: `r${u.seq}`, seq: u.seq, text: u.text });
         return;
       }
       case 'user_message_chunk':

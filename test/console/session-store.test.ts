@@ -54,6 +54,17 @@ describe('SessionStore', () => {
     expect(calls).toEqual([0, 0]);
   });
 
+  it('a model\'s thoughts fold into one collapsed item before the text they precede', () => {
+    const s = new SessionStore();
+    for (const u of frames(
+      { kind: 'agent_thought_chunk', text: 'The test ' },
+      { kind: 'agent_thought_chunk', text: 'needs a fixture.' },
+      { kind: 'agent_message_chunk', text: 'Adding it.' },
+    )) s.apply(u);
+    expect(s.items.map((i) => i.kind)).toEqual(['thought', 'assistant']);
+    expect(s.items[0]).toMatchObject({ kind: 'thought', text: 'The test needs a fixture.' });
+  });
+
   it('a pending request leaves the moment permission_resolved arrives, whoever answered', () => {
     const s = new SessionStore();
     for (const u of TURN.slice(0, 8)) s.apply(u);

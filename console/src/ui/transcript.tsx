@@ -30,6 +30,13 @@ function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: 
           <Markdown text={it.text} />
         </div>
       );
+    case 'thought':
+      return (
+        <details class="thought" data-seq={it.seq}>
+          <summary>Thinking</summary>
+          <p class="thought-text">{it.text}</p>
+        </details>
+      );
     case 'tool':
       return <ToolCard t={it} mine={mine} waiting={waiting} />;
     case 'permission':

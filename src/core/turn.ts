@@ -71,6 +71,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
   } catch (err) {
     return failed(err);
   }
+  await model.prepare?.(signal); // e.g. a local server's real context window, before compaction judges by it
   for (let step = 0; step < session.deps.maxSteps; step++) {
     const summaryUsage = await compactIfNeeded(session, model, turnId, signal);
     // Billed, but not the prompt size of the conversation that goes on.

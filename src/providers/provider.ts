@@ -37,7 +37,10 @@ export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'refusal' | 'other
 export interface ModelProvider {
   readonly id: string;
   readonly pricing?: Pricing;
-  readonly contextWindow?: number;
+  /** The model's context window in tokens; undefined while unknown (may become known after `prepare`). */
+  readonly contextWindow?: number | undefined;
+  /** Learns what the model needs before its first call in a turn (a local server's real window); never throws. */
+  prepare?(signal: AbortSignal): Promise<void>;
   /** false: the model takes no reasoning effort (providers/reasoning.ts); absent: unknown (scripted). */
   readonly takesReasoning?: boolean;
   /** Throws a ModelError saying what to set when this model cannot run here (no key, no base URL). */

@@ -34,6 +34,7 @@ export type Item = Base &
     | { kind: 'user'; text: string; turnId: string | undefined; origin: string | undefined; pending: boolean }
     | { kind: 'assistant'; text: string }
     | { kind: 'thought'; text: string }
+    | { kind: 'compacted'; text: string }
     | {
         kind: 'tool';
         id: string;
@@ -145,6 +146,12 @@ export class SessionStore {
         const before = this.items[this.indexOf(u.seq) - 1];
         if (before?.kind === 'thought') before.text += u.text;
         else this.push({ kind: 'thought', key: `r${u.seq}`, seq: u.seq, text: u.text });
+        return;
+      }
+      case 'history_compacted': {
+        const freed = u.freed_tokens !== undefined ? `, about ${u.freed_tokens} tokens freed` : '';
+        const what = u.summary !== undefined ? 'older messages summarised' : `the output of ${u.cleared ?? 0} old tool results cleared`;
+        this.push({ kind: 'compacted', key: `k${u.seq}`, seq: u.seq, text: `Conversation compacted: ${what}${freed}.` });
         return;
       }
       case 'user_message_chunk':

@@ -1,4 +1,5 @@
 import { parseSlashCommand, ZERO_USAGE, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type ReasoningEffort, type SandboxMode, type Usage } from '../protocol/index.js';
+import { applyPrune } from './compaction/prune.js';
 
 /** Everything about a session that its event log determines; a load is a fold of this. */
 export interface SessionState {
@@ -86,10 +87,17 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       s.history.push(e.data.message);
       if (s.openTurn && e.data.message.role === 'assistant') s.openTurn.uncosted = true;
       return;
-    case 'history_compacted':
-      s.history = [{ role: 'user', text: SUMMARY_PREFIX + e.data.summary }, ...s.history.slice(e.data.keptFrom)];
-      s.lastCallTokens = 0;
+    case 'history_compacted': {
+      const d = e.data;
+      if (d.pruned) s.history = applyPrune(s.history, d.pruned);
+      if (d.summary !== undefined) {
+        s.history = [{ role: 'user', text: SUMMARY_PREFIX + d.summary }, ...s.history.slice(d.keptFrom)];
+        s.lastCallTokens = 0; // unknown until the next call reports it
+      } else if (d.tokensBefore !== undefined && d.tokensAfter !== undefined) {
+        s.lastCallTokens = Math.max(0, s.lastCallTokens - (d.tokensBefore - d.tokensAfter));
+      }
       return;
+    }
     case 'approval_changed':
       s.approval = e.data.new;
       return;

@@ -1,5 +1,5 @@
 import { AGENT_MODES, APPROVAL_PRESETS, AgentModeSchema, ApprovalPresetSchema, REASONING_EFFORTS, ReasoningEffortSchema, errorText, isFerretError, usdOf, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
-import { compactIfNeeded } from './compaction.js';
+import { compactIfNeeded } from './compaction/compact.js';
 import type { TurnHost } from './turn-host.js';
 
 /** What a command did: its answer to show, or a prompt that the loop then runs as the user's message. */
@@ -101,7 +101,7 @@ async function compact(host: TurnHost, turnId: string, signal: AbortSignal): Pro
     return answer(errorText(err), { message: errorText(err), ...(isFerretError(err) ? { code: err.code } : {}) });
   }
   const before = host.state.history.length;
-  const usage = await compactIfNeeded(host, model, turnId, signal, true);
+  const { usage } = await compactIfNeeded(host, model, turnId, signal, 'command');
   if (!usage) return answer('Nothing to compact yet.');
   host.emit({ type: 'cost_update', data: costAfter(host, usage, model.pricing) });
   const after = host.state.history.length;

@@ -1,6 +1,7 @@
-import { ModelError, type ModelProvider, type FinishReason } from '../providers/provider.js';
+import { ContextOverflowError, ModelError, type ModelProvider, type FinishReason } from '../providers/provider.js';
+import { tokensOf } from './compaction/estimate.js';
 import { endOfReply } from './reply-end.js';
-import { compactIfNeeded } from './compaction.js';
+import { compactIfNeeded } from './compaction/compact.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
@@ -72,14 +73,16 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     return failed(err);
   }
   await model.prepare?.(signal); // e.g. a local server's real context window, before compaction judges by it
+  let overflowAt = -2; // the step whose call the provider refused as too long (retried once, compacted)
   for (let step = 0; step < session.deps.maxSteps; step++) {
-    const summaryUsage = await compactIfNeeded(session, model, turnId, signal);
+    const system = await systemPromptOf(session); // built once per session: the same bytes every call
+    const tools = offeredTools(session);
+    const fixed = tokensOf(system) + tokensOf(JSON.stringify(tools.map((x) => x.spec)));
+    const { usage: summaryUsage } = await compactIfNeeded(session, model, turnId, signal, 'threshold', fixed);
     // Billed, but not the prompt size of the conversation that goes on.
     if (summaryUsage) addCost(session, model, summaryUsage, false);
     if (signal.aborted) return { stop: 'cancelled' };
-    const system = await systemPromptOf(session); // built once per session: the same bytes every call
     await addContextNotes(session, turnId); // what changed since reaches the model as a message
-    const tools = offeredTools(session);
     let text = '';
     const calls: ToolCall[] = [];
     const reasoning: ReasoningPart[] = [];
@@ -125,6 +128,16 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
         }
       }
     } catch (err) {
+      if (err instanceof ContextOverflowError && !text && overflowAt !== step - 1 && !signal.aborted) {
+        // Refused as too long before a word: compact (old output cleared, older steps summarised) and call again once.
+        addCost(session, model, usage);
+        overflowAt = step;
+        const compacted = await compactIfNeeded(session, model, turnId, signal, 'overflow', fixed);
+        if (compacted.usage) addCost(session, model, compacted.usage, false);
+        if (signal.aborted) return { stop: 'cancelled' };
+        if (compacted.freed) continue;
+        return failed(err);
+      }
       recordAssistant(session, turnId, text, [], reasoning);
       setText(text);
       addCost(session, model, usage); // the call was made: it counts (and a replayable model moves on)

@@ -126,9 +126,15 @@ export const CostUpdateEvent = lazySchema(() =>
 export const HistoryCompactedEvent = lazySchema(() =>
   ev('history_compacted', {
     turnId: z.string(),
-    summary: z.string(),
-    /** The history from this index on was kept as it was; what came before became the summary. */
+    /** What the summarised part became; absent when only old tool output was cleared. */
+    summary: z.string().optional(),
+    /** With a summary: the history from this index on was kept as it was, what came before became the summary. */
     keptFrom: z.number().int().nonnegative(),
+    /** Indices of tool messages (before the summary is applied) whose outputs were cleared to free room. */
+    pruned: z.array(z.number().int().nonnegative()).optional(),
+    /** The estimated prompt size before and after, in tokens: what the compaction freed. */
+    tokensBefore: z.number().int().nonnegative().optional(),
+    tokensAfter: z.number().int().nonnegative().optional(),
   }),
 );
 export const FileEditEvent = lazySchema(() =>

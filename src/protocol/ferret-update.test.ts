@@ -94,7 +94,17 @@ const rows: Row[] = [
   ['model_changed', { type: 'model_changed', data: { old: 'a', new: 'b' } }, undefined],
   ['reasoning_changed', { type: 'reasoning_changed', data: { old: 'medium', new: 'high' } }, undefined],
   ['message', { type: 'message', data: { turnId: 't1', message: { role: 'user', text: 'hi' } } }, undefined],
-  ['history_compacted', { type: 'history_compacted', data: { turnId: 't1', summary: 's', keptFrom: 2 } }, undefined],
+  [
+    'history_compacted with a summary',
+    { type: 'history_compacted', data: { turnId: 't1', summary: 's', keptFrom: 2, tokensBefore: 950, tokensAfter: 120 } },
+    { ...base, kind: 'history_compacted', summary: 's', tokens_before: 950, tokens_after: 120, freed_tokens: 830 },
+  ],
+  [
+    'history_compacted clearing old tool output',
+    { type: 'history_compacted', data: { turnId: 't1', keptFrom: 0, pruned: [2, 4], tokensBefore: 90000, tokensAfter: 60000 } },
+    { ...base, kind: 'history_compacted', cleared: 2, tokens_before: 90000, tokens_after: 60000, freed_tokens: 30000 },
+  ],
+  ['history_compacted from an old log (no sizes)', { type: 'history_compacted', data: { turnId: 't1', summary: 's', keptFrom: 2 } }, { ...base, kind: 'history_compacted', summary: 's' }],
 ];
 
 describe('toFerretUpdate', () => {

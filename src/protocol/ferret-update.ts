@@ -84,7 +84,16 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
     case 'model_changed':
     case 'reasoning_changed':
     case 'message':
-    case 'history_compacted':
       return undefined;
+    case 'history_compacted': {
+      const d = e.data;
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'history_compacted' };
+      if (d.summary !== undefined) u['summary'] = d.summary;
+      if (d.pruned) u['cleared'] = d.pruned.length;
+      if (d.tokensBefore !== undefined) u['tokens_before'] = d.tokensBefore;
+      if (d.tokensAfter !== undefined) u['tokens_after'] = d.tokensAfter;
+      if (d.tokensBefore !== undefined && d.tokensAfter !== undefined) u['freed_tokens'] = Math.max(0, d.tokensBefore - d.tokensAfter);
+      return u as FerretUpdate;
+    }
   }
 }

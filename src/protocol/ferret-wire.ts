@@ -47,6 +47,16 @@ export const FerretUpdateSchemas = lazySchema(() =>
     }),
     file_edit: base('file_edit', { path: z.string(), diff: z.string() }),
     file_open: base('file_open', { path: z.string(), line: z.number().int().optional() }),
+    /** The conversation was made smaller to fit the model's window: old tool output cleared, or older steps summarised. */
+    history_compacted: base('history_compacted', {
+      summary: z.string().optional(),
+      /** Tool results whose output was cleared. */
+      cleared: z.number().int().nonnegative().optional(),
+      tokens_before: z.number().int().nonnegative().optional(),
+      tokens_after: z.number().int().nonnegative().optional(),
+      /** Estimated tokens the compaction freed. */
+      freed_tokens: z.number().int().nonnegative().optional(),
+    }),
     notice: base('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() }),
     turn_end: base('turn_end', { id: z.string(), stop_reason: StopReasonSchema, error: z.string().optional() }),
   }) as const,
@@ -67,6 +77,7 @@ export const FerretUpdateSchema = lazySchema(() =>
     FerretUpdateSchemas.cost_update,
     FerretUpdateSchemas.file_edit,
     FerretUpdateSchemas.file_open,
+    FerretUpdateSchemas.history_compacted,
     FerretUpdateSchemas.notice,
     FerretUpdateSchemas.turn_end,
   ]),

@@ -1,4 +1,5 @@
 import { APICallError, InvalidResponseDataError } from 'ai';
+import { isOverflowText } from './overflow.js';
 
 /** Our idle timer fired: the provider sent nothing for too long. */
 export class IdleTimeoutError extends Error {
@@ -20,7 +21,10 @@ export interface Failure {
   message: string;
   retryable: boolean;
   retryAfterMs?: number;
+  /** The provider refused the prompt as longer than the model's context window (compact, then retry). */
+  overflow?: boolean;
 }
+
 
 export interface FailureContext {
   modelId: string;
@@ -94,10 +98,21 @@ export function classifyFailure(err: unknown, ctx: FailureContext): Failure {
       const after = retryAfterMs(err.responseHeaders);
       return { label: `HTTP ${status}`, retryable: true, message: `${who}: provider error (HTTP ${status}): ${detail}`, ...(after !== undefined ? { retryAfterMs: after } : {}) };
     }
-    return { label: `HTTP ${status}`, retryable: false, message: `${who}: request rejected (HTTP ${status}): ${detail}` };
+    const overflow = (status === 400 || status === 413 || status === 422) && isOverflowText(`${detail} ${err.responseBody ?? ''}`);
+    return { label: `HTTP ${status}`, retryable: false, message: `${who}: request rejected (HTTP ${status}): ${detail}`, ...(overflow ? { overflow } : {}) };
   }
   if (err instanceof Error && (err.name === 'TypeError' || err.name === 'AbortError' || /terminated|socket|ECONN|EPIPE|fetch failed/i.test(causeText(err)))) {
     return { label: 'connection lost', retryable: true, message: `${who}: the connection to ${ctx.baseURL} failed: ${causeText(err)}` };
   }
-  return { label: 'error', retryable: false, message: `${who}: ${causeText(err)}` };
+  // A stream that failed mid-way with the provider's own error object (OpenAI's response.failed).
+  const text = causeText(err);
+  return { label: 'error', retryable: false, message: `${who}: ${text}`, ...(isOverflowText(`${text} ${safeJson(err)}`) ? { overflow: true } : {}) };
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    return '';
+  }
 }

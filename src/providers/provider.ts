@@ -60,3 +60,6 @@ export class ModelError extends Error {
     super(message);
   }
 }
+
+/** The provider refused the prompt as longer than the model's context window: the loop compacts and tries again once. */
+export class ContextOverflowError extends ModelError {}

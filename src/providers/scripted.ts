@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { FerretError, lazySchema, PricingSchema, UsageSchema } from '../protocol/index.js';
-import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
+import { isOverflowText } from './overflow.js';
+import { ContextOverflowError, ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 
 const ScriptedResponseSchema = lazySchema(() =>
   z.object({
@@ -154,7 +155,8 @@ export class ScriptedProvider implements ModelProvider {
       req.signal.throwIfAborted();
       yield { type: 'text', text: r.chunks[i] ?? '' };
     }
-    if (r.error) throw new ModelError(r.error);
+    // An error that reads like a context-length refusal (before any text) is one, as from a real provider.
+    if (r.error) throw r.chunks.length === 0 && isOverflowText(r.error) ? new ContextOverflowError(r.error) : new ModelError(r.error);
     for (let i = 0; i < r.toolCalls.length; i++) {
       const c = r.toolCalls[i]!;
       yield { type: 'tool_call', id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, args: c.arguments };

@@ -3,7 +3,7 @@ import type { LanguageModel } from 'ai';
 import type { Pricing } from '../protocol/index.js';
 import type { FailureContext } from './failures.js';
 import { DEFAULT_RETRY, retryDelayMs, seconds, type RetryPolicy } from './backoff.js';
-import { ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
+import { ContextOverflowError, ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 import { ShownText } from './shown-text.js';
 import type { ReasoningFamily } from './reasoning.js';
 
@@ -83,6 +83,7 @@ export class SdkProvider implements ModelProvider {
       } catch (err) {
         if (req.signal.aborted) throw err;
         const f = classifyFailure(err, this.opts);
+        if (f.overflow && !produced) throw new ContextOverflowError(f.message, false);
         if (!f.retryable) throw new ModelError(`${f.message}${kept()}`, false);
         const tries = attempt > 1 ? ` (gave up after ${attempt} attempts)` : '';
         if (attempt >= this.retry.maxAttempts) throw new ModelError(`${f.message}${tries}${kept()}`, true);

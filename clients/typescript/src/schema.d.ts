@@ -681,6 +681,16 @@ export interface components {
             sessionId: string;
             seq: number;
             /** @constant */
+            kind: "history_compacted";
+            summary?: string;
+            cleared?: number;
+            tokens_before?: number;
+            tokens_after?: number;
+            freed_tokens?: number;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
             kind: "notice";
             /** @enum {string} */
             level: "info" | "warning" | "error";

@@ -30,6 +30,12 @@ function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: 
           <Markdown text={it.text} />
         </div>
       );
+    case 'compacted':
+      return (
+        <p class="meta-line" data-seq={it.seq}>
+          {it.text}
+        </p>
+      );
     case 'thought':
       return (
         <details class="thought" data-seq={it.seq}>

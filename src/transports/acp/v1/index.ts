@@ -240,6 +240,7 @@ class AcpV1Dialect implements Dialect {
     const link = new SessionLink(this.ctx, s, this.ctx.manager, {
       fs: { read: fs?.readTextFile === true, write: fs?.writeTextFile === true },
       notices: this.caps.session?.notices != null,
+      compaction: this.caps.session?.compaction != null,
       extensions: advertisedExtensions(this.caps),
     });
     this.links.set(s.id, link);

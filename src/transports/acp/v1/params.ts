@@ -32,7 +32,7 @@ export const ClientCaps = lazySchema(() =>
     .object({
       fs: z.object({ readTextFile: z.boolean().optional(), writeTextFile: z.boolean().optional() }).loose().nullish(),
       terminal: z.boolean().nullish(),
-      session: z.object({ notices: z.unknown().optional() }).loose().nullish(),
+      session: z.object({ notices: z.unknown().optional(), compaction: z.unknown().optional() }).loose().nullish(),
       _meta: z.record(z.string(), z.unknown()).nullish(),
     })
     .loose(),

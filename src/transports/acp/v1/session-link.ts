@@ -13,6 +13,8 @@ const NEWER_THAN_0_4 = new Set(['usage_update', 'config_option_update']);
 export interface LinkCaps {
   fs: FsCaps;
   notices: boolean;
+  /** The client advertised `session.compaction`. */
+  compaction: boolean;
   extensions: ReadonlySet<string>;
 }
 
@@ -50,6 +52,7 @@ export class SessionLink {
     const mapper = new UpdateMapper({
       config: () => configOptions(s, this.manager),
       notices: this.caps.notices,
+      compaction: this.caps.compaction,
       extensions: this.caps.extensions,
       usageBase: replay ? ZERO_USAGE : s.state.usage,
     });

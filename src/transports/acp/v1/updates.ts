@@ -10,6 +10,8 @@ export interface MapperOptions {
   config: () => SessionConfigOption[];
   /** Client advertised `session.notices`. */
   notices: boolean;
+  /** Client advertised `session.compaction`: compactions go out as `compaction_update`. */
+  compaction?: boolean;
   /** The `_ferret/...` extension notifications the client advertised it wants; others are not sent. */
   extensions: ReadonlySet<string>;
   /** Usage totals already reported to this client (a live attach starts from the session's). */
@@ -103,11 +105,20 @@ export class UpdateMapper {
         return this.ext('_ferret/notice', { sessionId: e.sessionId, level: e.data.level, text: e.data.text });
       case 'turn_end':
         return this.ext('_ferret/turn_end', { sessionId: e.sessionId, turnId: e.data.turnId, stopReason: e.data.stopReason });
+      case 'history_compacted':
+        return this.compacted(e.seq, e.data);
       case 'session_created':
       case 'message':
-      case 'history_compacted':
         return [];
     }
+  }
+
+  /** A compaction, finished, for a client that shows them (others saw the notice that says it happened). */
+  private compacted(seq: number, d: EventData<'history_compacted'>): Outbound[] {
+    if (!this.opts.compaction) return [];
+    const freed = d.tokensBefore !== undefined && d.tokensAfter !== undefined ? ` (about ${d.tokensBefore - d.tokensAfter} tokens freed)` : '';
+    const said = d.summary ?? `Cleared the output of ${d.pruned?.length ?? 0} older tool results${freed}.`;
+    return [{ update: { sessionUpdate: 'compaction_update', compactionId: `compaction-${seq}`, status: 'completed', summary: [{ type: 'text', text: said }] } }];
   }
 
   /** An extension notification, only to a client that asked for it (others show unknown methods as noise). */

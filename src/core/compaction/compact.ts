@@ -1,0 +1,142 @@
+import type { ModelProvider } from '../../providers/provider.js';
+import { SUMMARY_PREFIX } from '../session-state.js';
+import type { Message, Usage } from '../../protocol/index.js';
+import type { TurnHost } from '../turn-host.js';
+import { chooseCut, turnStartOf } from './cut.js';
+import { historyTokens, nextPromptTokens, tokensOf } from './estimate.js';
+import { planPrune } from './prune.js';
+
+/** Compact when the last call (its prompt and its reply) filled this much of the context window. */
+export const COMPACT_AT = 0.9;
+/** ...or when the estimate of the next prompt (the last call plus what joined since) fills this much. */
+const FULL_AT = 0.95;
+/** Newest tool output never cleared, and the least a clearing must free (opencode's figures, scaled to small windows). */
+const PRUNE_PROTECT = 40_000;
+const PRUNE_MINIMUM = 20_000;
+/** The verbatim tail kept inside a turn: newest steps up to this share of the window. */
+const KEEP_SHARE = 0.2;
+/** The longest request carried verbatim into a summary. */
+const REQUEST_CHARS = 16_000;
+
+const SUMMARY_SYSTEM =
+  'You compact a coding session so that the agent can carry on from your summary alone. Write down: ' +
+  "the person's goals and constraints, decisions made and why, the files read and changed (with paths), " +
+  'commands run and what they showed, errors met and how they were handled, the state of the work right ' +
+  'now, and the next steps. Keep exact names, paths and numbers. Be specific and brief. Do not call tools.';
+const SUMMARY_ASK = 'Summarise the conversation so far as instructed.';
+
+/** Why compaction runs: the window is filling, the provider refused the prompt as too long, or /compact. */
+export type CompactReason = 'threshold' | 'overflow' | 'command';
+
+export interface CompactOutcome {
+  /** The summary call's usage (billed, not the conversation's size); undefined when no call was made. */
+  usage?: Usage;
+  /** Whether the history got smaller. */
+  freed: boolean;
+}
+
+const NOTHING: CompactOutcome = { freed: false };
+
+/**
+ * Keeps a conversation inside the model's context window, before any call of a turn: first the
+ * output of old tool calls is cleared (free, and often enough), then older steps are summarised
+ * by the model itself, keeping the newest steps verbatim. `fixedTokens` estimates the system
+ * prompt and tool schemas, for when no call has reported a size yet.
+ */
+export async function compactIfNeeded(
+  session: TurnHost,
+  model: ModelProvider,
+  turnId: string,
+  signal: AbortSignal,
+  reason: CompactReason = 'threshold',
+  fixedTokens = 0,
+): Promise<CompactOutcome> {
+  const window = model.contextWindow;
+  const reported = session.state.lastCallTokens;
+  let before = nextPromptTokens(session.state.history, reported, fixedTokens);
+  if (reason === 'threshold' && (!window || (reported < window * COMPACT_AT && before < window * FULL_AT))) return NOTHING;
+  const started = before;
+  let freed = false;
+  if (reason !== 'command') {
+    const cleared = prune(session, turnId, reason, before, window);
+    if (cleared > 0) {
+      freed = true;
+      before -= cleared;
+      if (reason === 'threshold' && window && before < window * COMPACT_AT) return { freed };
+    }
+  }
+  const history = session.state.history;
+  const cut = reason === 'command' ? history.length : chooseCut(history, window ? window * KEEP_SHARE : Infinity);
+  if (cut === undefined || cut === 0 || onlySummary(history, cut)) return { freed };
+  const result = await summarise(session, model, history.slice(0, cut), signal);
+  if (result.summary === undefined) return { usage: result.usage, freed };
+  // Inside a turn the person's request is summarised too: it goes on verbatim, the model's north star.
+  const start = turnStartOf(history);
+  const asked = history[start];
+  const request = asked?.role === 'user' && start < cut && reason !== 'command' ? `\n\nThe request being worked on, as the person wrote it:\n${asked.text.slice(0, REQUEST_CHARS)}` : '';
+  const summary = result.summary + request;
+  // Relative to the estimate before (which rests on the provider's own count where there is one).
+  const after = Math.max(0, before - historyTokens(history, 0, cut) + tokensOf(SUMMARY_PREFIX + summary));
+  session.emit({ type: 'history_compacted', data: { turnId, summary, keptFrom: cut, tokensBefore: Math.round(before), tokensAfter: Math.round(Math.min(after, before)) } });
+  session.emit({ type: 'notice', data: { level: 'info', text: told(reason, model, reported, window, cut, started - after) } });
+  return { usage: result.usage, freed: true };
+}
+
+/** Clears old tool output; returns the tokens freed (0: nothing worth clearing). */
+function prune(session: TurnHost, turnId: string, reason: CompactReason, before: number, window: number | undefined): number {
+  const history = session.state.history;
+  // The newest step's results are what the model is working from: never cleared.
+  let keepFrom = history.length;
+  for (let i = history.length - 1; i >= Math.max(turnStartOf(history), 0); i--) {
+    if (history[i]!.role === 'assistant') {
+      keepFrom = i;
+      break;
+    }
+  }
+  const scale = window ?? Infinity;
+  const plan =
+    reason === 'overflow'
+      ? planPrune(history, keepFrom, 0, 1)
+      : planPrune(history, keepFrom, Math.min(PRUNE_PROTECT, scale * 0.25), Math.min(PRUNE_MINIMUM, scale * 0.1));
+  if (!plan) return 0;
+  const after = Math.max(0, before - plan.freed);
+  session.emit({ type: 'history_compacted', data: { turnId, keptFrom: 0, pruned: plan.indices, tokensBefore: Math.round(before), tokensAfter: Math.round(after) } });
+  return plan.freed;
+}
+
+function onlySummary(history: readonly Message[], cut: number): boolean {
+  const first = history[0];
+  return cut === 1 && first?.role === 'user' && first.text.startsWith(SUMMARY_PREFIX);
+}
+
+async function summarise(session: TurnHost, model: ModelProvider, prefix: Message[], signal: AbortSignal): Promise<{ summary?: string; usage?: Usage }> {
+  let summary = '';
+  let usage: Usage = { input: 0, output: 0, cache: 0, reasoning: 0 };
+  try {
+    const stream = model.stream({
+      system: SUMMARY_SYSTEM,
+      messages: [...prefix, { role: 'user', text: SUMMARY_ASK }],
+      tools: [],
+      signal,
+      callIndex: session.state.modelCalls - session.state.modelCallBase,
+    });
+    for await (const part of stream) {
+      if (part.type === 'text') summary += part.text;
+      else if (part.type === 'usage') usage = part.usage;
+      else if (part.type === 'restart') summary = '';
+    }
+  } catch (err) {
+    if (!signal.aborted) {
+      session.emit({ type: 'notice', data: { level: 'warning', text: `could not compact the conversation: ${(err as Error).message}` } });
+    }
+    return { usage }; // the call was made: billed and counted, though nothing was compacted
+  }
+  return summary.trim() ? { summary, usage } : { usage };
+}
+
+function told(reason: CompactReason, model: ModelProvider, reported: number, window: number | undefined, cut: number, freed: number): string {
+  const gain = freed > 0 ? ` (about ${Math.round(freed)} tokens freed)` : '';
+  if (reason === 'command') return `${cut} messages were summarised (/compact).`;
+  if (reason === 'overflow') return `${model.id} refused the prompt as longer than its context window; ${cut} older messages were summarised${gain} and the call is tried again.`;
+  return `The last call used ${reported} of ${window} tokens of ${model.id}'s context window; ${cut} older messages were summarised to make room${gain}.`;
+}

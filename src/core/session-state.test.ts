@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SessionEventSchema, type EventDraft, type SessionEvent } from '../protocol/index.js';
 import { interruptedTurnEvents } from './interrupted-turn.js';
+import { PRUNED_OUTPUT } from './compaction/prune.js';
 import { applyEvent, emptyState, SUMMARY_PREFIX, type SessionState } from './session-state.js';
 
 // The fold: a session's state is its events applied in order. Each row: events → what changed.
@@ -67,6 +68,10 @@ describe('applyEvent', () => {
       user('one'), assistant('r1'), user('two'), assistant('r2'), cost(1, 1, 0, 0, 0, { input: 900, output: 50, cache: 0, reasoning: 0 }),
       { type: 'history_compacted', data: { turnId: 't2', summary: 'they said one', keptFrom: 2 } },
     ], { history: [{ role: 'user', text: `${SUMMARY_PREFIX}they said one` }, { role: 'user', text: 'two' }, { role: 'assistant', text: 'r2', toolCalls: [] }], modelCalls: 1, lastCallTokens: 0 }],
+    ['history_compacted clearing old output: those results say so, and the last call size drops by what it freed', [
+      user('go'), toolMsg, cost(1, 1, 0, 0, 0, { input: 900, output: 50, cache: 0, reasoning: 0 }),
+      { type: 'history_compacted', data: { turnId: 't1', keptFrom: 0, pruned: [1], tokensBefore: 960, tokensAfter: 400 } },
+    ], { history: [{ role: 'user', text: 'go' }, { role: 'tool', results: [{ callId: 'c1', name: 'bash', status: 'completed', output: PRUNED_OUTPUT }] }], lastCallTokens: 390 }],
   ];
 
   it.each(rows)('%s', (_name, drafts, expected) => {

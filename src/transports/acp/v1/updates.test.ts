@@ -219,6 +219,26 @@ describe('notices', () => {
   });
 });
 
+describe('compaction', () => {
+  const compacting = (compaction: boolean) => new UpdateMapper({ config: () => CONFIG, notices: true, compaction, extensions: ALL_EXTENSIONS, usageBase: { ...ZERO_USAGE } });
+  const summarised = event({ type: 'history_compacted', data: { turnId: 't1', summary: 'they asked one', keptFrom: 3, tokensBefore: 950, tokensAfter: 100 } });
+  const cleared = event({ type: 'history_compacted', data: { turnId: 't1', keptFrom: 0, pruned: [2, 4], tokensBefore: 90_000, tokensAfter: 60_000 } });
+
+  it('a client that advertised session.compaction gets one completed compaction_update with the summary', () => {
+    expect(updates(compacting(true).map(summarised, false))).toEqual([
+      { sessionUpdate: 'compaction_update', compactionId: `compaction-${summarised.seq}`, status: 'completed', summary: [{ type: 'text', text: 'they asked one' }] },
+    ]);
+  });
+
+  it('clearing old output says what it cleared and freed', () => {
+    expect(updates(compacting(true).map(cleared, false))[0]).toMatchObject({ status: 'completed', summary: [{ type: 'text', text: 'Cleared the output of 2 older tool results (about 30000 tokens freed).' }] });
+  });
+
+  it('a client that did not advertise it gets nothing', () => {
+    expect(compacting(false).map(summarised, false)).toEqual([]);
+  });
+});
+
 describe('everything else', () => {
   type Row = [name: string, draft: EventDraft, showUser: boolean, expected: Outbound[]];
   const rows: Row[] = [
@@ -235,7 +255,6 @@ describe('everything else', () => {
     ['turn_end', { type: 'turn_end', data: { turnId: 't1', stopReason: 'max_steps', text: 'x' } }, false, [{ ext: '_ferret/turn_end', params: { sessionId: SID, turnId: 't1', stopReason: 'max_steps' } }]],
     ['session_created', { type: 'session_created', data: { cwd: '/ws', model: 'm', mode: 'code', sandbox: 'workspace-write', approval: 'auto' } }, true, []],
     ['message', { type: 'message', data: { turnId: 't1', message: { role: 'user', text: 'hi' } } }, true, []],
-    ['history_compacted', { type: 'history_compacted', data: { turnId: 't1', summary: 's', keptFrom: 1 } }, true, []],
   ];
   it.each(rows)('%s', (_name, draft, showUser, expected) => {
     expect(valid(mapper().map(event(draft), showUser))).toEqual(expected);

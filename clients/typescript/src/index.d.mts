@@ -35,6 +35,8 @@ export type TurnAccepted = Schemas['TurnAccepted'];
 export type Ok = Schemas['Ok'];
 export type ApprovalChange = Schemas['ApprovalChange'];
 export type Mode = BodyOf<'setMode'>['mode'];
+/** A reasoning effort: minimal, low, medium or high. */
+export type ReasoningEffort = BodyOf<'setReasoning'>['effort'];
 export type ApprovalPreset = BodyOf<'setApproval'>['preset'];
 export type Decision = BodyOf<'answerPermission'>['decision'];
 /** The `data` of a `loop_event` frame: one core session event, discriminated by `kind`. */
@@ -101,6 +103,8 @@ export interface FerretApiClient {
   setMode(sessionId: string, mode: Mode, opts?: CallOptions): Promise<ResponseOf<'setMode', 200>>;
   /** POST /session/:id/model: 422 model_unavailable / auth_required when it cannot run here. */
   setModel(sessionId: string, model: string, opts?: CallOptions): Promise<ResponseOf<'setModel', 200>>;
+  /** The session's reasoning effort from its next model call. */
+  setReasoning(sessionId: string, effort: ReasoningEffort, opts?: CallOptions): Promise<ResponseOf<'setReasoning', 200>>;
   /** POST /session/:id/approval. */
   setApproval(sessionId: string, preset: ApprovalPreset, opts?: CallOptions): Promise<ApprovalChange>;
   /** GET /session/:id/sandbox. */

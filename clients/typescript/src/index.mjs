@@ -58,6 +58,7 @@ export function createFerretClient({ baseUrl, token, fetch = globalThis.fetch, h
     closeSession: (sessionId, opts) => call('POST', '/session/{id}/close', { params: id(sessionId) }, opts),
     setMode: (sessionId, mode, opts) => call('POST', '/session/{id}/mode', { params: id(sessionId), body: { mode } }, opts),
     setModel: (sessionId, model, opts) => call('POST', '/session/{id}/model', { params: id(sessionId), body: { model } }, opts),
+    setReasoning: (sessionId, effort, opts) => call('POST', '/session/{id}/reasoning', { params: id(sessionId), body: { effort } }, opts),
     setApproval: (sessionId, preset, opts) => call('POST', '/session/{id}/approval', { params: id(sessionId), body: { preset } }, opts),
     getSandbox: (sessionId, opts) => call('GET', '/session/{id}/sandbox', { params: id(sessionId) }, opts),
     answerPermission: (sessionId, permissionId, decision, opts) =>

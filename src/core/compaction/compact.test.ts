@@ -77,6 +77,32 @@ describe('compaction inside a turn', () => {
     expect(s.state.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
+  it('a second compaction in the same turn still carries the request verbatim', async () => {
+    const { core, ws, seen } = newCore();
+    writeFileSync(join(ws, 'a.txt'), 'alpha\n');
+    const s = core.manager.create({
+      model: script({
+        contextWindow: 1000,
+        responses: [
+          { toolCalls: [read('a.txt')], usage: { input: 800, output: 50 } },
+          { toolCalls: [read('a.txt')], usage: { input: 900, output: 50 } },
+          { chunks: ['FIRST SUMMARY.'] },
+          { toolCalls: [read('a.txt')], usage: { input: 900, output: 50 } },
+          { chunks: ['SECOND SUMMARY.'] },
+          { chunks: ['Done.'] },
+        ],
+      }),
+    });
+    const result = await s.startTurn('keep reading a.txt').done;
+    expect(result.stopReason).toBe('end_turn');
+    expect(seen[4]!.system).toMatch(/^You compact/);
+    const first = (seen[5]!.messages[0] as { text: string }).text;
+    expect(first.startsWith(`${SUMMARY_PREFIX}SECOND SUMMARY.`)).toBe(true);
+    expect(first).not.toContain('FIRST SUMMARY.');
+    expect(first.endsWith('as the person wrote it:\nkeep reading a.txt')).toBe(true);
+    expect(seen[5]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+  });
+
   it('a context-length refusal is compacted and tried again once; the turn succeeds', async () => {
     const { core, seen } = newCore();
     const s = core.manager.create({

@@ -70,11 +70,7 @@ export async function compactIfNeeded(
   if (cut === undefined || cut === 0 || onlySummary(history, cut)) return { freed };
   const result = await summarise(session, model, history.slice(0, cut), signal);
   if (result.summary === undefined) return { usage: result.usage, freed };
-  // Inside a turn the person's request is summarised too: it goes on verbatim, the model's north star.
-  const start = turnStartOf(history);
-  const asked = history[start];
-  const request = asked?.role === 'user' && start < cut && reason !== 'command' ? `\n\nThe request being worked on, as the person wrote it:\n${asked.text.slice(0, REQUEST_CHARS)}` : '';
-  const summary = result.summary + request;
+  const summary = result.summary + (reason === 'command' ? '' : requestOf(history, cut));
   // Relative to the estimate before (which rests on the provider's own count where there is one).
   const after = Math.max(0, before - historyTokens(history, 0, cut) + tokensOf(SUMMARY_PREFIX + summary));
   session.emit({ type: 'history_compacted', data: { turnId, summary, keptFrom: cut, tokensBefore: Math.round(before), tokensAfter: Math.round(Math.min(after, before)) } });
@@ -102,6 +98,22 @@ function prune(session: TurnHost, turnId: string, reason: CompactReason, before:
   const after = Math.max(0, before - plan.freed);
   session.emit({ type: 'history_compacted', data: { turnId, keptFrom: 0, pruned: plan.indices, tokensBefore: Math.round(before), tokensAfter: Math.round(after) } });
   return plan.freed;
+}
+
+const REQUEST_HEAD = '\n\nThe request being worked on, as the person wrote it:\n';
+
+/**
+ * Inside a turn the person's request is summarised too, so it goes on verbatim after the summary
+ * (the model's north star); a later compaction in the same turn carries it over from the summary before.
+ */
+function requestOf(history: readonly Message[], cut: number): string {
+  const start = turnStartOf(history);
+  const asked = history[start];
+  if (asked?.role === 'user') return start < cut ? REQUEST_HEAD + asked.text.slice(0, REQUEST_CHARS) : '';
+  const first = history[0];
+  if (first?.role !== 'user' || !first.text.startsWith(SUMMARY_PREFIX) || cut === 0) return '';
+  const at = first.text.lastIndexOf(REQUEST_HEAD);
+  return at < 0 ? '' : first.text.slice(at);
 }
 
 function onlySummary(history: readonly Message[], cut: number): boolean {

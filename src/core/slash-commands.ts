@@ -1,4 +1,4 @@
-import { AGENT_MODES, APPROVAL_PRESETS, AgentModeSchema, ApprovalPresetSchema, REASONING_EFFORTS, ReasoningEffortSchema, errorText, isFerretError, usdOf, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
+import { AGENT_MODES, APPROVAL_PRESETS, AgentModeSchema, ApprovalPresetSchema, REASONING_EFFORTS, ReasoningEffortSchema, errorText, isFerretError, usdOf, ZERO_USAGE, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
 import { compactIfNeeded } from './compaction/compact.js';
 import type { TurnHost } from './turn-host.js';
 
@@ -101,9 +101,9 @@ async function compact(host: TurnHost, turnId: string, signal: AbortSignal): Pro
     return answer(errorText(err), { message: errorText(err), ...(isFerretError(err) ? { code: err.code } : {}) });
   }
   const before = host.state.history.length;
-  const { usage } = await compactIfNeeded(host, model, turnId, signal, 'command');
-  if (!usage) return answer('Nothing to compact yet.');
-  host.emit({ type: 'cost_update', data: costAfter(host, usage, model.pricing) });
+  const bill = (u: Usage | undefined) => host.emit({ type: 'cost_update', data: costAfter(host, u ?? ZERO_USAGE, model.pricing) });
+  const { called } = await compactIfNeeded(host, model, turnId, signal, { reason: 'command', bill });
+  if (!called) return answer('Nothing to compact yet.');
   const after = host.state.history.length;
   return answer(after < before || before === 0 ? `Compacted ${before} messages into a summary.` : 'The conversation could not be compacted; see the notice.');
 }

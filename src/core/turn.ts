@@ -2,7 +2,7 @@ import { ContextOverflowError, ModelError, type ModelProvider, type FinishReason
 import { tokensOf } from './compaction/estimate.js';
 import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction/compact.js';
-import { errorText, isFerretError, parseSlashCommand, usdOf, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
+import { errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { runCalls } from './loop/run-calls.js';
@@ -78,9 +78,9 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
     const system = await systemPromptOf(session); // built once per session: the same bytes every call
     const tools = offeredTools(session);
     const fixed = tokensOf(system) + tokensOf(JSON.stringify(tools.map((x) => x.spec)));
-    const { usage: summaryUsage } = await compactIfNeeded(session, model, turnId, signal, 'threshold', fixed);
-    // Billed, but not the prompt size of the conversation that goes on.
-    if (summaryUsage) addCost(session, model, summaryUsage, false);
+    // A summary call is billed, but is not the prompt size of the conversation that goes on.
+    const bill = (u: Usage | undefined) => addCost(session, model, u ?? ZERO_USAGE, false);
+    await compactIfNeeded(session, model, turnId, signal, { reason: 'threshold', fixedTokens: fixed, bill });
     if (signal.aborted) return { stop: 'cancelled' };
     await addContextNotes(session, turnId); // what changed since reaches the model as a message
     let text = '';
@@ -132,8 +132,7 @@ async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => voi
         // Refused as too long before a word: compact (old output cleared, older steps summarised) and call again once.
         addCost(session, model, usage);
         overflowAt = step;
-        const compacted = await compactIfNeeded(session, model, turnId, signal, 'overflow', fixed);
-        if (compacted.usage) addCost(session, model, compacted.usage, false);
+        const compacted = await compactIfNeeded(session, model, turnId, signal, { reason: 'overflow', fixedTokens: fixed, bill });
         if (signal.aborted) return { stop: 'cancelled' };
         if (compacted.freed) continue;
         return failed(err);

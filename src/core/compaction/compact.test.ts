@@ -128,6 +128,20 @@ describe('compaction inside a turn', () => {
     expect(ofType(events, 'notice').map((e) => e.data.text)).toContainEqual(expect.stringMatching(/refused the prompt as longer than its context window/));
   });
 
+  it('a summary call refused as too long is tried on the newer half of what it summarises', async () => {
+    const { core, seen } = newCore();
+    const tooLong = { error: 'prompt is too long: 250000 tokens > 200000 maximum' };
+    const s = core.manager.create({ model: script({ responses: [{ chunks: ['First answer.'] }, tooLong, tooLong, { chunks: ['SUMMARY.'] }, { chunks: ['Second answer.'] }] }) });
+    await s.startTurn('one').done;
+    const result = await s.startTurn('two').done;
+    expect(result).toMatchObject({ stopReason: 'end_turn', message: { text: 'Second answer.' } });
+    expect(seen[2]!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(seen[3]!.messages.map((m) => m.role)).toEqual(['assistant', 'user']); // the newer half
+    expect((seen[4]!.messages[0] as { text: string }).text).toMatch(/SUMMARY\.\n\n\(The oldest part of the conversation did not fit/);
+    // Every call counted once: two replies, a refusal, two summary attempts.
+    expect(s.state.modelCalls).toBe(5);
+  });
+
   it('a second refusal in a row ends the turn with the provider\'s words', async () => {
     const { core } = newCore();
     const tooLong = { error: 'prompt is too long: 250000 tokens > 200000 maximum' };

@@ -1,4 +1,4 @@
-import type { ModelProvider } from '../../providers/provider.js';
+import { ContextOverflowError, type ModelProvider } from '../../providers/provider.js';
 import { SUMMARY_PREFIX } from '../session-state.js';
 import type { Message, Usage } from '../../protocol/index.js';
 import type { TurnHost } from '../turn-host.js';
@@ -28,29 +28,32 @@ const SUMMARY_ASK = 'Summarise the conversation so far as instructed.';
 /** Why compaction runs: the window is filling, the provider refused the prompt as too long, or /compact. */
 export type CompactReason = 'threshold' | 'overflow' | 'command';
 
-export interface CompactOutcome {
-  /** The summary call's usage (billed, not the conversation's size); undefined when no call was made. */
-  usage?: Usage;
-  /** Whether the history got smaller. */
-  freed: boolean;
+export interface CompactOptions {
+  reason: CompactReason;
+  /** Estimated tokens of the system prompt and tool schemas, for when no call has reported a size yet. */
+  fixedTokens?: number;
+  /** Bills one summary call (its usage, or none when it failed): it counts, but is not the conversation's size. */
+  bill: (usage: Usage | undefined) => void;
 }
 
-const NOTHING: CompactOutcome = { freed: false };
+export interface CompactOutcome {
+  /** Whether the history got smaller. */
+  freed: boolean;
+  /** Whether a summary call was made. */
+  called: boolean;
+}
+
+const NOTHING: CompactOutcome = { freed: false, called: false };
+/** A summary call refused as too long is tried again on the newer half of what it summarises, this often. */
+const SUMMARY_ATTEMPTS = 3;
 
 /**
  * Keeps a conversation inside the model's context window, before any call of a turn: first the
  * output of old tool calls is cleared (free, and often enough), then older steps are summarised
- * by the model itself, keeping the newest steps verbatim. `fixedTokens` estimates the system
- * prompt and tool schemas, for when no call has reported a size yet.
+ * by the model itself, keeping the newest steps verbatim.
  */
-export async function compactIfNeeded(
-  session: TurnHost,
-  model: ModelProvider,
-  turnId: string,
-  signal: AbortSignal,
-  reason: CompactReason = 'threshold',
-  fixedTokens = 0,
-): Promise<CompactOutcome> {
+export async function compactIfNeeded(session: TurnHost, model: ModelProvider, turnId: string, signal: AbortSignal, opts: CompactOptions): Promise<CompactOutcome> {
+  const { reason, fixedTokens = 0 } = opts;
   const window = model.contextWindow;
   const reported = session.state.lastCallTokens;
   let before = nextPromptTokens(session.state.history, reported, fixedTokens);
@@ -62,20 +65,20 @@ export async function compactIfNeeded(
     if (cleared > 0) {
       freed = true;
       before -= cleared;
-      if (reason === 'threshold' && window && before < window * COMPACT_AT) return { freed };
+      if (reason === 'threshold' && window && before < window * COMPACT_AT) return { freed, called: false };
     }
   }
   const history = session.state.history;
   const cut = reason === 'command' ? history.length : chooseCut(history, window ? window * KEEP_SHARE : Infinity);
-  if (cut === undefined || cut === 0 || onlySummary(history, cut)) return { freed };
-  const result = await summarise(session, model, history.slice(0, cut), signal);
-  if (result.summary === undefined) return { usage: result.usage, freed };
+  if (cut === undefined || cut === 0 || onlySummary(history, cut)) return { freed, called: false };
+  const result = await summarise(session, model, history.slice(0, cut), signal, opts.bill);
+  if (result.summary === undefined) return { freed, called: true };
   const summary = result.summary + (reason === 'command' ? '' : requestOf(history, cut));
   // Relative to the estimate before (which rests on the provider's own count where there is one).
   const after = Math.max(0, before - historyTokens(history, 0, cut) + tokensOf(SUMMARY_PREFIX + summary));
   session.emit({ type: 'history_compacted', data: { turnId, summary, keptFrom: cut, tokensBefore: Math.round(before), tokensAfter: Math.round(Math.min(after, before)) } });
   session.emit({ type: 'notice', data: { level: 'info', text: told(reason, model, reported, window, cut, started - after) } });
-  return { usage: result.usage, freed: true };
+  return { freed: true, called: true };
 }
 
 /** Clears old tool output; returns the tokens freed (0: nothing worth clearing). */
@@ -121,29 +124,46 @@ function onlySummary(history: readonly Message[], cut: number): boolean {
   return cut === 1 && first?.role === 'user' && first.text.startsWith(SUMMARY_PREFIX);
 }
 
-async function summarise(session: TurnHost, model: ModelProvider, prefix: Message[], signal: AbortSignal): Promise<{ summary?: string; usage?: Usage }> {
-  let summary = '';
-  let usage: Usage = { input: 0, output: 0, cache: 0, reasoning: 0 };
-  try {
-    const stream = model.stream({
-      system: SUMMARY_SYSTEM,
-      messages: [...prefix, { role: 'user', text: SUMMARY_ASK }],
-      tools: [],
-      signal,
-      callIndex: session.state.modelCalls - session.state.modelCallBase,
-    });
-    for await (const part of stream) {
-      if (part.type === 'text') summary += part.text;
-      else if (part.type === 'usage') usage = part.usage;
-      else if (part.type === 'restart') summary = '';
+/** The summary call; one that is itself too long for the window is tried on the newer half of the prefix. */
+async function summarise(session: TurnHost, model: ModelProvider, prefix: Message[], signal: AbortSignal, bill: CompactOptions['bill']): Promise<{ summary?: string }> {
+  let dropped = false;
+  for (let attempt = 1; ; attempt++) {
+    let summary = '';
+    let usage: Usage | undefined;
+    try {
+      const stream = model.stream({
+        system: SUMMARY_SYSTEM,
+        messages: [...prefix, { role: 'user', text: SUMMARY_ASK }],
+        tools: [],
+        signal,
+        callIndex: session.state.modelCalls - session.state.modelCallBase,
+      });
+      for await (const part of stream) {
+        if (part.type === 'text') summary += part.text;
+        else if (part.type === 'usage') usage = part.usage;
+        else if (part.type === 'restart') summary = '';
+      }
+      bill(usage);
+    } catch (err) {
+      bill(usage); // the call was made: billed and counted, though nothing was compacted
+      const newer = err instanceof ContextOverflowError && attempt < SUMMARY_ATTEMPTS && !signal.aborted ? newerHalf(prefix) : undefined;
+      if (newer) {
+        prefix = newer;
+        dropped = true;
+        continue;
+      }
+      if (!signal.aborted) session.emit({ type: 'notice', data: { level: 'warning', text: `could not compact the conversation: ${(err as Error).message}` } });
+      return {};
     }
-  } catch (err) {
-    if (!signal.aborted) {
-      session.emit({ type: 'notice', data: { level: 'warning', text: `could not compact the conversation: ${(err as Error).message}` } });
-    }
-    return { usage }; // the call was made: billed and counted, though nothing was compacted
+    if (!summary.trim()) return {};
+    return { summary: dropped ? `${summary}\n\n(The oldest part of the conversation did not fit in one summary call and was left out.)` : summary };
   }
-  return summary.trim() ? { summary, usage } : { usage };
+}
+
+/** The newer half of a prefix, starting at a user or assistant message (never at tool results); undefined when too short to halve. */
+function newerHalf(prefix: Message[]): Message[] | undefined {
+  for (let i = Math.floor(prefix.length / 2); i < prefix.length; i++) if (prefix[i]!.role !== 'tool') return i > 0 ? prefix.slice(i) : undefined;
+  return undefined;
 }
 
 function told(reason: CompactReason, model: ModelProvider, reported: number, window: number | undefined, cut: number, freed: number): string {

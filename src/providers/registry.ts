@@ -1,3 +1,4 @@
+import { probeContextWindow } from './window-probe.js';
 import type { FerretConfig } from '../protocol/index.js';
 import { DEFAULT_BASE_URL, type ProviderType } from './provider-types.js';
 import { resolvePrice } from './pricing.js';
@@ -67,6 +68,11 @@ function build(modelId: string, name: string, model: string, config: FerretConfi
     reasoning: reasoningFamily(type, model),
     pricing: price.pricing,
     contextWindow: price.contextWindow,
+    // A local server knows the window it runs the model with; ask it when nothing else says.
+    probeWindow:
+      price.contextWindow === undefined && baseURL && (type === 'ollama' || type === 'openai-compatible')
+        ? () => probeContextWindow(baseURL, model, key.value ? { authorization: `Bearer ${key.value}` } : {})
+        : undefined,
     firstCallNotice:
       price.source === 'unknown'
         ? `${modelId}: no price is known for this model, so its cost counts as 0; set providers.${name}.models["${model}"].pricing in config.json`

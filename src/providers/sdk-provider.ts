@@ -18,6 +18,8 @@ export interface SdkProviderOptions extends FailureContext {
   cache: boolean;
   pricing?: Pricing | undefined;
   contextWindow?: number | undefined;
+  /** Asks the server for the window when none is configured or known (a local server; providers/window-probe.ts). */
+  probeWindow?: (() => Promise<number | undefined>) | undefined;
   /** said once, on the first call (e.g. "no price known for this model") */
   firstCallNotice?: string | undefined;
   retry?: Partial<RetryPolicy> | undefined;
@@ -32,7 +34,7 @@ export interface SdkProviderOptions extends FailureContext {
 export class SdkProvider implements ModelProvider {
   readonly id: string;
   readonly pricing: Pricing | undefined;
-  readonly contextWindow: number | undefined;
+  contextWindow: number | undefined;
   readonly takesReasoning: boolean;
   private pendingNotice: string | undefined;
   private toldNoReasoning = false;
@@ -46,6 +48,13 @@ export class SdkProvider implements ModelProvider {
     this.pendingNotice = opts.firstCallNotice;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
   }
+
+  /** Learns a local server's real window once; a failed or silent probe leaves it unknown. */
+  async prepare(): Promise<void> {
+    if (this.contextWindow !== undefined || !this.opts.probeWindow) return;
+    this.contextWindow = await this.opts.probeWindow();
+  }
+
 
   check(): void {
     this.opts.check();

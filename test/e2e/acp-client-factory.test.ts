@@ -47,6 +47,7 @@ describe('acp-factory drives ferret unmodified', () => {
       JSON.stringify({ providers: { local: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', models: { alpha: {}, beta: {} } } } }),
     );
     const model = writeScript(env.ws, 'model.json', {
+      contextWindow: 200_000, // a known window: usage_update goes out (none for an unknown one)
       responses: [
         {
           chunks: ['Creating new.txt.'],

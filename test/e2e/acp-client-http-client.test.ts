@@ -175,7 +175,7 @@ describe('acp-http-client at /acp/{name}', () => {
 
   it('the wire: the token and Host checks, a POST answered in its body with no stream open, replay by Last-Event-ID, DELETE, bad input named', async () => {
     const token = 'test-token-' + Math.random().toString(36).slice(2);
-    const model = writeScript(env.ws, 'model.json', { responses: [{ chunks: ['authorised'] }, { chunks: ['again'] }] });
+    const model = writeScript(env.ws, 'model.json', { contextWindow: 32_000, responses: [{ chunks: ['authorised'] }, { chunks: ['again'] }] });
     const ed = start(['--model', `scripted:${model}`, '--http', '--port', '0'], { FERRET_LOG_LEVEL: 'info', FERRET_SERVER_TOKEN: token });
     const url = await ed.httpUrl();
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } };

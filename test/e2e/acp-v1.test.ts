@@ -11,6 +11,7 @@ const textOf = (ups: Update[], t: 'agent_message_chunk' | 'user_message_chunk') 
   tag(ups, t).map((u) => (u.content.type === 'text' ? u.content.text : '')).join('');
 
 const EDIT_AND_RUN = {
+  contextWindow: 128_000,
   responses: [
     {
       chunks: ["I'll create ", 'hello.py.'],

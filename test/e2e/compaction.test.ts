@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeServer } from '../fakes/fake-server.js';
 import * as R from '../fakes/openai-responses.js';
+import { chatDone, chatFinish, chatText, chatUsage } from '../fakes/openai-chat.js';
 import { v1PerTest } from '../support/acp-v1-client.js';
 import { api } from '../support/http.mjs';
 import { ferretPerTest } from '../support/per-test.js';
@@ -124,5 +125,49 @@ describe('a context-length refusal from an OpenAI Responses server', () => {
     expect(retriedText).toContain('two');
     const answer = c.of(s.sessionId).flatMap((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? [u.content.text] : [])).join('');
     expect(answer).toContain('Second answer.');
+  });
+});
+
+describe('a local OpenAI-compatible server with no configured window', () => {
+  const t = v1PerTest();
+  let fake: FakeServer;
+  beforeEach(async () => {
+    fake = await new FakeServer().start();
+    mkdirSync(join(t.env.home, 'ferret'), { recursive: true });
+    writeFileSync(join(t.env.home, 'ferret', 'config.json'), JSON.stringify({ providers: { local: { type: 'openai-compatible', baseURL: `${fake.url}/v1` } } }));
+  });
+  afterEach(() => fake.close());
+
+  const say = (text: string, prompt: number) => ({ steps: [chatText(text), chatFinish('stop'), chatUsage({ prompt, completion: 5 }), chatDone] });
+  async function session() {
+    const c = t.start(['--model', 'local/qwen']);
+    await c.initialize();
+    const s = await c.agent.request(acp.methods.agent.session.new, { cwd: t.env.ws, mcpServers: [] });
+    const prompt = async (text: string) => (await c.agent.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text }] })).stopReason;
+    return { c, id: s.sessionId, prompt };
+  }
+
+  it('reports the window llama.cpp says it runs with, and compaction judges by it', async () => {
+    fake.windowInfo.set('/props', { default_generation_settings: { n_ctx: 4096 } });
+    fake.reply(say('First answer.', 3800), say('SUMMARY: one question so far.', 3800), say('Second answer.', 200));
+    const { c, id, prompt } = await session();
+    expect(await prompt('one')).toBe('end_turn');
+    const usage = c.of(id).filter((u) => u.sessionUpdate === 'usage_update');
+    expect(usage.at(-1)).toMatchObject({ size: 4096, used: 3805 });
+    expect(await prompt('two')).toBe('end_turn');
+    // 3,805 of 4,096 tokens: the second turn first summarises the first.
+    expect(fake.requests).toHaveLength(3);
+    expect(JSON.stringify(fake.requests[1]!.body.messages[0])).toContain('You compact a coding session');
+    expect(JSON.stringify(fake.requests[2]!.body.messages)).toContain('SUMMARY: one question so far.');
+    expect(fake.probes.filter((p) => p.path === '/props')).toHaveLength(1); // asked once per process
+  });
+
+  it('a server that does not say: no usage_update claims a size, and no compaction by size', async () => {
+    fake.reply(say('First answer.', 3800), say('Second answer.', 3900));
+    const { c, id, prompt } = await session();
+    expect(await prompt('one')).toBe('end_turn');
+    expect(await prompt('two')).toBe('end_turn');
+    expect(c.of(id).filter((u) => u.sessionUpdate === 'usage_update')).toEqual([]);
+    expect(fake.requests).toHaveLength(2);
   });
 });

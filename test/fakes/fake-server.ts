@@ -28,9 +28,15 @@ export interface RecordedRequest {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
+const WINDOW_PATHS = /^\/(?:props|api\/show|v1\/models|api\/v0\/models\/.*)$/;
+
 /** An HTTP server on a loopback ephemeral port that answers queued replies in order and records every request. */
 export class FakeServer {
   readonly requests: RecordedRequest[] = [];
+  /** Requests to the endpoints where local servers say their context window (answered apart from the queue). */
+  readonly probes: RecordedRequest[] = [];
+  /** What those endpoints answer, by path (e.g. `/props`); any other is a 404 like a server without it. */
+  readonly windowInfo = new Map<string, unknown>();
   private readonly replies: Reply[] = [];
   private server: Server | undefined;
   url = '';
@@ -55,7 +61,14 @@ export class FakeServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let text = '';
     for await (const c of req) text += String(c);
-    this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined });
+    const recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined };
+    if (WINDOW_PATHS.test(recorded.path)) {
+      this.probes.push(recorded);
+      const info = this.windowInfo.get(recorded.path);
+      res.writeHead(info === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(info ?? { error: 'not found' }));
+      return;
+    }
+    this.requests.push(recorded);
     const reply = this.replies.shift();
     if (!reply) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake: no reply queued' } }));

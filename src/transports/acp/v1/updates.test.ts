@@ -4,7 +4,7 @@ import type { SessionConfigOption, SessionUpdate } from '@agentclientprotocol/sd
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { SessionEventSchema, ZERO_USAGE, type EventData, type EventDraft, type SessionEvent } from '../../../core/index.js';
-import { UNKNOWN_CONTEXT_WINDOW, UpdateMapper, type Outbound } from './updates.js';
+import { UpdateMapper, type Outbound } from './updates.js';
 
 // Core events → ACP v1 session/update for one client, and every update checked against the
 // SDK's own JSON schema (as test/e2e does for whole messages).
@@ -139,12 +139,11 @@ describe('usage_update', () => {
     expect(u).toMatchObject({ used: 1250, size: 64_000 });
   });
 
-  it('without contextWindow the size is the default; without call, used is the growth since the last update', () => {
+  it('without contextWindow no usage_update (no made-up size); without call, used is the growth since the last update', () => {
     const m = mapper();
-    m.map(event({ type: 'cost_update', data: { input: 100, output: 10, cache: 0, reasoning: 0, totalUsd: 0 } }), false);
-    const [u] = updates(m.map(event({ type: 'cost_update', data: { input: 150, output: 30, cache: 5, reasoning: 0, totalUsd: 0 } }), false));
-    expect(UNKNOWN_CONTEXT_WINDOW).toBe(200_000);
-    expect(u).toMatchObject({ used: 50 + 5 + 20, size: UNKNOWN_CONTEXT_WINDOW });
+    expect(m.map(event({ type: 'cost_update', data: { input: 100, output: 10, cache: 0, reasoning: 0, totalUsd: 0 } }), false)).toEqual([]);
+    const [u] = updates(m.map(event({ type: 'cost_update', data: { input: 150, output: 30, cache: 5, reasoning: 0, totalUsd: 0, contextWindow: 8192 } }), false));
+    expect(u).toMatchObject({ used: 50 + 5 + 20, size: 8192 });
   });
 });
 

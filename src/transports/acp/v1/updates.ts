@@ -20,8 +20,6 @@ export interface MapperOptions {
 
 /** Tool output shown in a live update is the tail, so a chatty command does not flood the editor. */
 const LIVE_OUTPUT_CAP = 64 * 1024;
-/** usage_update.size when the provider does not know its model's window (cost_update carries it when it does). */
-export const UNKNOWN_CONTEXT_WINDOW = 200_000;
 
 const STATUS: Record<ToolStatus, ToolCallStatus> = { completed: 'completed', failed: 'failed', denied: 'failed', cancelled: 'failed' };
 
@@ -90,7 +88,7 @@ export class UpdateMapper {
         return this.ext('_ferret/sandbox_violation', { sessionId: e.sessionId, ...v });
       }
       case 'cost_update':
-        return [{ update: this.usageUpdate(e.data) }];
+        return this.usageUpdate(e.data);
       case 'mode_changed':
         return [
           { update: { sessionUpdate: 'current_mode_update', currentModeId: e.data.new } },
@@ -164,19 +162,25 @@ export class UpdateMapper {
     return [{ update: { sessionUpdate: 'tool_call_update', toolCallId, ...fields } }];
   }
 
-  /** `used` = the last model call's context (its input, cached input and output); cost is the session total. */
-  private usageUpdate(d: EventData<'cost_update'>): SessionUpdate {
+  /**
+   * `used` = the last model call's context (its input, cached input and output); cost is the session
+   * total. `size` is required and a made-up one would draw a wrong meter, so a model whose window is
+   * unknown gets no usage_update (the totals are still counted for the next one).
+   */
+  private usageUpdate(d: EventData<'cost_update'>): Outbound[] {
     const prev = this.usage;
     const used = d.call
       ? d.call.input + d.call.cache + d.call.output
       : Math.max(0, d.input - prev.input + (d.cache - prev.cache) + (d.output - prev.output));
     this.usage = { input: d.input, output: d.output, cache: d.cache, reasoning: d.reasoning };
-    return {
+    if (d.contextWindow === undefined) return [];
+    const update: SessionUpdate = {
       sessionUpdate: 'usage_update',
       used: Math.round(used),
-      size: d.contextWindow ?? UNKNOWN_CONTEXT_WINDOW,
+      size: d.contextWindow,
       cost: { amount: d.totalUsd, currency: 'USD' },
       _meta: { [META_NS]: { input: d.input, output: d.output, cache: d.cache, reasoning: d.reasoning, totalUsd: d.totalUsd } },
     };
+    return [{ update }];
   }
 }

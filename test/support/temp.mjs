@@ -16,8 +16,9 @@ export function tempDir(name, { parent = tmpdir(), removeAtExit = true } = {}) {
 /** Removes a folder (one tempDir made, or any) and forgets it. */
 export function removeDir(d) {
   // Retried: a server that is still exiting may write into it meanwhile (its compiled-code cache,
-  // CHIMERA_HOME/ferret/code-cache), and a single pass then fails with ENOTEMPTY.
-  rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  // CHIMERA_HOME/ferret/code-cache), and a single pass then fails with ENOTEMPTY. A server a client
+  // spawned (acpx) exits after the client, so this waits up to ~3 s for it on a loaded machine.
+  rmSync(d, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
   dirs.delete(d);
 }
 

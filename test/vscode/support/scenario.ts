@@ -15,6 +15,7 @@ export function writeWorkspace(ws: string): void {
 
 /** Turn 1: streamed text, two writes, a command, a push that asks, an open; turn 2: a long command. */
 export const MODEL = {
+  contextWindow: 200_000, // a known window: the context line shows it (none is drawn for an unknown one)
   responses: [
     {
       // Slow enough that a reader polling through two iframes on a busy machine sees it grow.

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backwardStatuses, statusRuns } from '../support/acp-status.js';
 import { CHIMERA, REPO, track } from '../support/spawn.mjs';
+import { waitForEnvProcsGone } from '../support/env-procs.js';
 import { tempEnv, writeScript } from '../support/temp.mjs';
 
 const FIXTURE = resolve(import.meta.dirname, '../fixtures/mcp-server.mjs');
@@ -33,8 +34,11 @@ describe('acpx drives ferret from its CLI, unmodified', () => {
     userHome = join(env.home, 'user'); // acpx keeps its sessions and queue locks under ~/.acpx
     mkdirSync(userHome, { recursive: true });
   });
-  afterEach(() => {
+  afterEach(async () => {
     stopOwners();
+    // The owner's ferret writes its code cache into CHIMERA_HOME as it exits: removing the folder
+    // before every process started for it has gone fails with ENOTEMPTY on a loaded machine.
+    await waitForEnvProcsGone('CHIMERA_HOME', env.home);
     env.cleanup();
     // acpx puts its queue sockets in /tmp/acpx-<hash of HOME>/ whatever TMPDIR says: remove the one this test made.
     for (const d of socketDirs()) if (!socketDirsBefore.has(d)) rmSync(join('/tmp', d), { recursive: true, force: true });

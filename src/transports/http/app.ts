@@ -6,6 +6,7 @@ import { BrowserSessions } from './guard/browser-auth.js';
 import { consoleRoutes, loadConsoleFiles } from './routes/console-static.js';
 import type { HttpContext, ZodApp } from './context.js';
 import { errorBody, sendError, httpErrorHandler } from './errors.js';
+import { lingerOnRefusedBodies } from './linger.js';
 import { openApiPlugin } from './openapi.js';
 import { authRoutes, loginRoutes } from './routes/auth.js';
 import { controlRoutes } from './routes/control.js';
@@ -66,6 +67,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp }> {
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(httpErrorHandler);
   const browser = new BrowserSessions();
+  lingerOnRefusedBodies(app);
   app.addHook('onRequest', siteGuard({ token: opts.token, hosts: opts.hosts, browser }));
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'http request');

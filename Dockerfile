@@ -54,11 +54,11 @@ COPY src ./src
 RUN node scripts/build-cli.mjs \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
-# ---- runtime: Node 20, bubblewrap, non-root user, state on a volume ----
+# ---- runtime: Node 20, bubblewrap, ripgrep (grep and glob run it), non-root user, state on a volume ----
 # Add the tools your agent's commands need (git, python3, build-essential, ...) to the apt line.
 FROM node:20-bookworm-slim AS runtime
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap ca-certificates \
+ && apt-get install -y --no-install-recommends bubblewrap ripgrep ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 ferret \
  && useradd --system --uid 10001 --gid ferret --create-home --home-dir /home/ferret ferret \

@@ -21,7 +21,14 @@ export interface HostFactsOptions {
   commandEnvPass?: readonly string[];
   /** The user's home folder; default os.homedir(). */
   home?: string;
+  /** Which engine grep and glob use: 'auto' (ripgrep when found, default), 'ripgrep' (required), 'builtin'. */
+  searchEngine?: SearchEngineChoice;
 }
+
+export type SearchEngineChoice = 'auto' | 'ripgrep' | 'builtin';
+
+/** What the search probe found: ripgrep (and whether it has PCRE2), or why the built-in engine runs. */
+export type SearchProbe = { kind: 'ripgrep'; path: string; pcre2: boolean; version: string } | { kind: 'builtin'; reason: string };
 
 export type BwrapProbe = { ok: true; path: string } | { ok: false; reason: string };
 
@@ -58,6 +65,9 @@ export class HostFacts {
   readonly commandEnvPass: string[] = [];
   /** Programs found (bash, bwrap), each trusted for a moment (confine/confine.ts findExecutable). */
   readonly found = new Map<string, { file: string; at: number }>();
+  /** Which engine grep and glob use (tools/search/engine.ts), and its probe, run once. */
+  readonly searchEngine: SearchEngineChoice;
+  searchProbe: Promise<SearchProbe> | undefined;
   /** The bwrap probe, run once. */
   probe: Promise<BwrapProbe> | undefined;
   /** What the probe learnt: flags the installed bwrap does not know are left out (--disable-userns < 0.8). */
@@ -77,6 +87,7 @@ export class HostFacts {
     this.xdgConfigHome = opts.env['XDG_CONFIG_HOME'] || undefined;
     this.xdgRuntimeDir = opts.env['XDG_RUNTIME_DIR'] || undefined;
     this.path = opts.env['PATH'];
+    this.searchEngine = opts.searchEngine ?? 'auto';
     for (const r of opts.stateRoots ?? []) this.stateRoots.add(r);
     for (const n of opts.commandEnvPass ?? []) if (!this.commandEnvPass.includes(n)) this.commandEnvPass.push(n);
   }

@@ -3,7 +3,7 @@
 // protected writes), paths/ (path checks, real paths, state roots, what the host runs, `.git`
 // scans), confine/ (bubblewrap, command environment, workspace guard, violations) and bash/ (the
 // classifier, with parse/ and knowledge/), and facts.ts (what it remembers, owned by the caller).
-export { createHostFacts, type HostFacts, type WorkspaceFacts } from './facts.js';
+export { createHostFacts, type HostFacts, type SearchEngineChoice, type SearchProbe, type WorkspaceFacts } from './facts.js';
 
 export { decide, type PolicyVerdict } from './policy/policy.js';
 export { buildRuleSet, type RuleSet } from './policy/rules.js';

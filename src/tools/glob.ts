@@ -1,72 +1,78 @@
 import { z } from 'zod';
-import { realpath } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { isInside } from '../protocol/index.js';
-import { stateBlocks, type WorkspaceFacts } from '../sandbox/index.js';
+import { stateBlocks } from '../sandbox/index.js';
 import { defineTool, ok } from './define.js';
 import { guardRegexps, NON_LINEAR_GLOB } from './regex-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';
+import { makeScope } from './search/scope.js';
+import { listFiles } from './search/search.js';
 
-// Loaded on the first search; required so this chunk keeps V8's cached code (cli/code-cache.ts).
-const tinyglobby = lazyRequire<typeof import('tinyglobby')>('tinyglobby');
+// Loaded on the first search, not at start-up.
+const minimatch = lazyRequire<typeof import('minimatch')>('minimatch');
 
 const MAX = 1000;
 /** A crawl that has not finished by then stops (a huge tree); the model can narrow the pattern. */
 const GLOB_DEADLINE_MS = 30_000;
+/** Glob syntax: a segment with one of these is not a fixed folder name. */
+const MAGIC = /[*?[\]{}()!+@\\]/;
 
 export const globTool = defineTool({
   id: 'glob',
-  description: 'Find files in the workspace whose path matches a glob pattern such as src/**/*.ts.',
-  schema: z.object({ pattern: z.string().min(1).max(4096) }),
+  description: 'Find files in the workspace whose path matches a glob pattern such as src/**/*.ts. Skips ignored files (.gitignore, .ignore, git excludes) unless include_ignored.',
+  schema: z.object({
+    pattern: z.string().min(1).max(4096),
+    include_ignored: z.boolean().optional().describe('also list ignored files (and node_modules)'),
+  }),
   kind: 'search',
   effect: 'read',
   title: (a) => `Find ${a.pattern}`,
   async run(a, ctx) {
-    if (a.pattern.startsWith('/') || a.pattern.split('/').includes('..')) {
+    const pattern = a.pattern.replace(/^(\.\/)+/, '');
+    if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
       return { status: 'failed', output: 'glob: the pattern must stay inside the workspace (no leading / or ..)' };
     }
-    // picomatch hands regular-expression syntax through; what cannot run in linear time is refused.
-    if (NON_LINEAR_GLOB.test(a.pattern)) {
+    // minimatch hands regular-expression syntax through; what cannot run in linear time is refused.
+    if (NON_LINEAR_GLOB.test(pattern)) {
       return { status: 'failed', output: 'glob: lookaround (?…) and backreferences (\\1) are not glob syntax; use *, **, ?, [abc], {a,b}' };
     }
     await guardRegexps();
-    const { glob: find } = tinyglobby();
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(GLOB_DEADLINE_MS)]);
-    let files: string[];
-    try {
-      files = await find(a.pattern, { cwd: ctx.cwd, ignore: ['**/node_modules/**', '**/.git/**'], dot: true, followSymbolicLinks: false, signal });
-    } catch (e) {
-      if (ctx.signal.aborted) return { status: 'failed', output: 'glob: cancelled' };
-      if (signal.aborted) return { status: 'failed', output: `glob: stopped after ${GLOB_DEADLINE_MS / 1000} s; narrow the pattern` };
-      return { status: 'failed', output: `glob: ${(e as Error).message}` };
+    // The walk starts at the pattern's fixed folders (src/ for src/**/*.ts), once they are proved
+    // to be a real folder of the workspace (a linked folder pointing outside lists nothing).
+    const parts = pattern.split('/');
+    const fixed: string[] = [];
+    for (const p of parts.slice(0, -1)) {
+      if (MAGIC.test(p) || p === '' || p === '.') break;
+      fixed.push(p);
     }
-    files = await keepInside(files, ctx.facts, ctx.sandbox === 'danger-full-access');
-    files.sort();
+    const ws = ctx.cwd;
+    const anywhere = ctx.sandbox === 'danger-full-access';
+    const blocked = stateBlocks(ctx.facts);
+    const root = join(ws, ...fixed);
+    const real = await realpath(root).catch(() => undefined);
+    const st = real ? await stat(real).catch(() => undefined) : undefined;
+    if (!real || !st?.isDirectory() || (!anywhere && !isInside(ws, real)) || blocked.some((b) => isInside(b, real)) || real !== root) {
+      return ok('no files match');
+    }
+    const host = ctx.facts.host;
+    const scope = makeScope({ root, rootIsFile: false, base: ws, includeIgnored: a.include_ignored, blocked, home: host.home, xdgConfigHome: host.xdgConfigHome });
+    if (typeof scope === 'string') return { status: 'failed', output: `glob: ${scope}` };
+    const { minimatch: match } = minimatch();
+    const prefix = fixed.length ? `${fixed.join('/')}/` : '';
+    const listed = await listFiles({
+      scope,
+      accept: (rel) => match(prefix + rel, pattern, { dot: true }),
+      within: anywhere ? undefined : ws,
+      host,
+      signal: ctx.signal,
+      deadlineMs: GLOB_DEADLINE_MS,
+    });
+    if (!listed.ok) return { status: 'failed', output: `glob: ${listed.message}` };
+    if (listed.end === 'cancelled') return { status: 'failed', output: 'glob: cancelled' };
+    if (listed.end === 'deadline') return { status: 'failed', output: `glob: stopped after ${GLOB_DEADLINE_MS / 1000} s; narrow the pattern` };
+    const files = listed.files.map((f) => relative(ws, f));
     const more = files.length > MAX ? `\n… ${files.length - MAX} more` : '';
     return ok(files.length ? files.slice(0, MAX).join('\n') + more : 'no files match');
   },
 });
-
-/**
- * A pattern whose fixed part is a symlinked folder (`link/*`) makes the crawl start inside it:
- * keep only names whose folder really is in the workspace (any folder under danger-full-access),
- * and never ferret's own state.
- */
-async function keepInside(files: string[], facts: WorkspaceFacts, anywhere: boolean): Promise<string[]> {
-  const ws = facts.workspace;
-  const blocked = stateBlocks(facts);
-  const dirs = new Map<string, Promise<boolean>>();
-  const okDir = (rel: string) => {
-    let v = dirs.get(rel);
-    if (!v) {
-      v = realpath(join(ws, rel)).then(
-        (real) => (anywhere || isInside(ws, real)) && !blocked.some((b) => isInside(b, real)),
-        () => false,
-      );
-      dirs.set(rel, v);
-    }
-    return v;
-  };
-  const keep = await Promise.all(files.map((f) => okDir(dirname(f))));
-  return files.filter((_, i) => keep[i]);
-}

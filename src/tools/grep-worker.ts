@@ -8,21 +8,35 @@ import { Worker } from 'node:worker_threads';
 /** What one search asks the worker. */
 export interface GrepJob {
   pattern: string;
+  /** '' or 'i'. */
+  flags: string;
+  /** Absolute paths in search order, and each one's name in results (relative to the workspace). */
   files: string[];
-  /** Paths in results are relative to this. */
-  cwd: string;
+  rels: string[];
   /** When set, a file whose real path is outside it is skipped (symlinks and swapped folders). */
   within?: string;
   /** Real paths never read (ferret's state). */
   blocked: readonly string[];
-  maxMatches: number;
   maxFileBytes: number;
-  maxLineChars: number;
+  /** Context lines sent around each match. */
+  before: number;
+  after: number;
+  /** Stop once this many units were found: matching lines ('lines') or files ('files'). */
+  need: number;
+  unit: 'lines' | 'files';
 }
 
 export type GrepEnd = { kind: 'done' } | { kind: 'deadline' } | { kind: 'cancelled' } | { kind: 'error'; message: string };
 
-// Plain JS, run with { eval: true }: no imports of ours, nothing a bundler rewrites.
+/** One file's matches (and context lines) as the worker posts them. */
+export interface WorkerFile {
+  rel: string;
+  lines: { n: number; text: string; match: boolean }[];
+}
+
+// Plain JS, run with { eval: true }: no imports of ours, nothing a bundler rewrites. It reads
+// files as ripgrep does for the same result: regular files only, a file with a NUL byte is
+// binary and skipped, lines split on \n (a \r is part of the line, dropped when shown).
 const WORKER_SOURCE = String.raw`
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
@@ -32,18 +46,18 @@ const inside = (root, p) => {
   const rel = path.relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 };
+const show = (t) => (t.endsWith('\r') ? t.slice(0, -1) : t);
 parentPort.on('message', (job) => {
   let re;
   try {
-    re = new RegExp(job.pattern);
+    re = new RegExp(job.pattern, job.flags);
   } catch (e) {
     parentPort.postMessage({ type: 'error', message: String(e && e.message || e) });
     return;
   }
-  let count = 0;
-  job.files.sort();
-  for (const file of job.files) {
-    if (count >= job.maxMatches) break;
+  let units = 0;
+  for (let f = 0; f < job.files.length && units < job.need; f++) {
+    const file = job.files[f];
     let fd;
     try {
       fd = fs.openSync(file, O_RDONLY | O_NONBLOCK);
@@ -73,16 +87,26 @@ parentPort.on('message', (job) => {
       fs.closeSync(fd);
     }
     const lines = text.split('\n');
+    if (text.endsWith('\n')) lines.pop(); // the last line ending does not start a line
     const hits = [];
-    const rel = path.relative(job.cwd, file) || path.basename(file);
-    for (let i = 0; i < lines.length && count < job.maxMatches; i++) {
-      const line = lines[i];
-      if (re.test(line)) {
-        count++;
-        hits.push(rel + ':' + (i + 1) + ':' + (line.length > job.maxLineChars ? line.slice(0, job.maxLineChars) + ' …[line cut]' : line));
+    for (let i = 0; i < lines.length; i++) if (re.test(lines[i])) hits.push(i);
+    if (hits.length === 0) continue;
+    const isHit = new Set(hits);
+    const out = [];
+    let next = 0; // first line index not yet sent
+    for (const h of hits) {
+      for (let i = Math.max(next, h - job.before); i < h; i++) out.push({ n: i + 1, text: show(lines[i]), match: false });
+      if (h >= next) out.push({ n: h + 1, text: show(lines[h]), match: true });
+      next = h + 1;
+      // after-context up to the next match
+      const stop = Math.min(lines.length, h + 1 + job.after);
+      for (let i = next; i < stop && !isHit.has(i); i++) {
+        out.push({ n: i + 1, text: show(lines[i]), match: false });
+        next = i + 1;
       }
     }
-    if (hits.length) parentPort.postMessage({ type: 'match', lines: hits });
+    units += job.unit === 'files' ? 1 : hits.length;
+    parentPort.postMessage({ type: 'file', file: { rel: job.rels[f], lines: out } });
   }
   parentPort.postMessage({ type: 'done' });
 });
@@ -110,10 +134,10 @@ function giveBack(w: Worker): void {
 }
 
 /**
- * Runs one search in a worker thread; `onLines` gets matches as they come. Ends on completion,
+ * Runs one search in a worker thread; `onFile` gets each file's matches as they come. Ends on completion,
  * on `signal`, or after `deadlineMs`, terminating the worker in the last two cases.
  */
-export function grepInWorker(job: GrepJob, signal: AbortSignal, deadlineMs: number, onLines: (lines: string[]) => void): Promise<GrepEnd> {
+export function grepInWorker(job: GrepJob, signal: AbortSignal, deadlineMs: number, onFile: (file: WorkerFile) => void): Promise<GrepEnd> {
   const w = takeWorker();
   return new Promise<GrepEnd>((resolve) => {
     let ended = false;
@@ -129,8 +153,8 @@ export function grepInWorker(job: GrepJob, signal: AbortSignal, deadlineMs: numb
     const onAbort = () => end({ kind: 'cancelled' });
     const timer = setTimeout(() => end({ kind: 'deadline' }), deadlineMs);
     signal.addEventListener('abort', onAbort, { once: true });
-    w.on('message', (m: { type: string; lines?: string[]; message?: string }) => {
-      if (m.type === 'match' && m.lines) onLines(m.lines);
+    w.on('message', (m: { type: string; file?: WorkerFile; message?: string }) => {
+      if (m.type === 'file' && m.file) onFile(m.file);
       else if (m.type === 'done') end({ kind: 'done' });
       else if (m.type === 'error') end({ kind: 'error', message: m.message ?? 'error' });
     });

@@ -8,6 +8,7 @@ import { guardRegexps, NON_LINEAR_GLOB } from './regex-guard.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { makeScope } from './search/scope.js';
 import { listFiles } from './search/search.js';
+import { folderSkipped } from './search/walk.js';
 
 // Loaded on the first search, not at start-up.
 const minimatch = lazyRequire<typeof import('minimatch')>('minimatch');
@@ -58,6 +59,7 @@ export const globTool = defineTool({
     const host = ctx.facts.host;
     const scope = makeScope({ root, rootIsFile: false, base: ws, includeIgnored: a.include_ignored, blocked, home: host.home, xdgConfigHome: host.xdgConfigHome });
     if (typeof scope === 'string') return { status: 'failed', output: `glob: ${scope}` };
+    if (await folderSkipped(scope, ws, fixed)) return ok('no files match');
     const { minimatch: match } = minimatch();
     const prefix = fixed.length ? `${fixed.join('/')}/` : '';
     const listed = await listFiles({

@@ -9,7 +9,7 @@
 
 export class GlobSyntaxError extends Error {}
 
-const REGEX_META = /[\\^$.*+?()[\]{}|/]/g;
+const REGEX_META = /[\\^$.*+?()[\]{}|]/g;
 const esc = (c: string) => c.replace(REGEX_META, '\\$&');
 
 /** The body of a regular expression (no anchors) matching what `glob` matches, paths joined by `/`. */
@@ -49,7 +49,6 @@ export function globToRegexSource(glob: string): string {
         continue;
       }
       if (out.endsWith('/')) out = out.slice(0, -1);
-      else if (out.endsWith('\\/')) out = out.slice(0, -2);
       if (next === '/') {
         out += '(?:/|/.*/)';
         i += 3;
@@ -154,7 +153,7 @@ export function parseIgnoreLine(raw: string, caseInsensitive = false): IgnoreGlo
   }
   if (line === '') return undefined;
   let glob = line;
-  if (!anchored && !glob.includes('/') && !glob.startsWith('**/')) glob = `**/${glob}`;
+  if (!anchored && !glob.includes('/') && glob !== '**') glob = `**/${glob}`;
   if (glob.endsWith('/**')) glob += '/*';
   try {
     return { re: new RegExp(`^${globToRegexSource(glob)}$`, caseInsensitive ? 'i' : ''), whitelist, dirOnly };

@@ -65,3 +65,25 @@ export async function walkFiles(scope: Scope, signal: AbortSignal): Promise<Walk
   await visit(scope.root, '', top);
   return out;
 }
+
+/**
+ * Whether a folder below `from` (the names in `parts`) is itself skipped by the ignore rules or
+ * an exclude glob: glob starts its walk at a pattern's fixed folders, and a walk's root is
+ * never judged (ripgrep searches a root it is given), so those folders are judged here.
+ */
+export async function folderSkipped(scope: Scope, from: string, parts: readonly string[]): Promise<boolean> {
+  const useRules = scope.includeIgnored !== true;
+  const global = useRules ? await loadGlobalRules(scope.home, scope.xdgConfigHome, from) : undefined;
+  let chain = useRules ? await parentChain(from) : undefined;
+  let dir = from;
+  let rel = '';
+  for (const p of parts) {
+    if (useRules) chain = chainOf(await loadDirRules(dir, undefined), chain);
+    const path = join(dir, p);
+    rel = rel === '' ? p : `${rel}/${p}`;
+    if (excluded(scope, rel, true)) return true;
+    if (useRules && judge(chain, global, path, true) === 'ignore') return true;
+    dir = path;
+  }
+  return false;
+}

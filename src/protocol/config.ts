@@ -91,6 +91,8 @@ export const ConfigSchema = lazySchema(() =>
       outputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
       /** The second wave's name for outputCapBytes, still read (outputCapBytes wins). */
       toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+      /** Which engine grep and glob use: auto (ripgrep when installed), ripgrep (required), builtin. */
+      search: z.object({ engine: z.enum(['auto', 'ripgrep', 'builtin']).optional() }).optional(),
       /** MCP servers offered to every session as mcp__<name>__<tool>. */
       mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),
       /**

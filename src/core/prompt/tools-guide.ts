@@ -7,8 +7,8 @@ import type { AgentMode } from '../../protocol/index.js';
 const USES: readonly (readonly [id: string, use: string])[] = [
   ['read_file', 'read a text file (numbered lines); page through a large one with offset and limit instead of reading it whole.'],
   ['list_dir', 'the entries of one folder.'],
-  ['glob', 'find files by path pattern, such as src/**/*.test.ts.'],
-  ['grep', 'search file contents with a regular expression; the fastest way to find where something is defined or used.'],
+  ['glob', 'find files by path pattern, such as src/**/*.test.ts (files the repository ignores, like build output, are left out unless include_ignored is set).'],
+  ['grep', 'search file contents with a regular expression; the fastest way to find where something is defined or used. Narrow it with glob or type, ask for files or counts first in a large tree, and page with offset; ignored files are skipped unless include_ignored is set.'],
   ['edit_file', 'replace an exact piece of text in a file (it must occur once unless replace_all is set); the normal way to change an existing file.'],
   ['write_file', 'create a file, or replace a whole file; for a change to an existing file prefer edit_file, which leaves the rest alone.'],
   [

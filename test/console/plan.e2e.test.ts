@@ -25,8 +25,8 @@ const MODEL = {
 
 /** The checklist as the page shows it: one [status, text] per step, for every plan block. */
 const checklists = (page: Page) =>
-  page.evaluate<[string, string][][]>(() =>
-    [...document.querySelectorAll('.plan')].map((p) => [...p.querySelectorAll('li')].map((li) => [li.getAttribute('data-status') ?? '', li.querySelector('.plan-text')?.textContent ?? ''] as [string, string])),
+  page.evaluate<[string, string][][]>(
+    "[...document.querySelectorAll('.plan')].map((p) => [...p.querySelectorAll('li')].map((li) => [li.getAttribute('data-status') ?? '', li.querySelector('.plan-text')?.textContent ?? '']))",
   );
 
 describe('the plan in the web console (Chromium)', () => {
@@ -64,7 +64,7 @@ describe('the plan in the web console (Chromium)', () => {
     // The first plan: step one in progress. Mark its node, to see that later plans redraw this one.
     const plan = page.locator('.plan');
     await plan.locator('li[data-status=in_progress]', { hasText: STEPS[0]! }).waitFor({ timeout: 10_000 });
-    await page.evaluate(() => document.querySelector('.plan')!.setAttribute('data-first', 'yes'));
+    await page.evaluate<void>("document.querySelector('.plan').setAttribute('data-first', 'yes')");
     expect(await checklists(page)).toEqual([STEPS.map((s, i) => [i === 0 ? 'in_progress' : 'pending', s])]);
     expect(await plan.locator('.plan-count').innerText()).toBe('0 of 3 done');
 

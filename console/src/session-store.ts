@@ -1,7 +1,7 @@
 // One session's view, folded from its `loop_event` frames (the ferret dialect updates) and its
 // prompts. Pure: no DOM, no network, so tests feed it frames directly. The same frames always
 // make the same transcript, so a reload (a replay from seq 0) shows exactly what was there.
-import type { Approval, Decision, FerretUpdate, Prompt, Risk, StopReason, ToolStatus, UpdateOf } from './types.js';
+import type { Approval, Decision, FerretUpdate, PlanEntry, Prompt, Risk, StopReason, ToolStatus, UpdateOf } from './types.js';
 
 export interface PermissionRecord {
   id: string;
@@ -59,9 +59,11 @@ export type Item = Base &
     | { kind: 'violation'; tool: string; path: string | null; mode: string; reason: string }
     | { kind: 'turn_end'; id: string; stopReason: StopReason; error?: string | undefined }
     | { kind: 'approval'; old: Approval; new: Approval }
+    | { kind: 'plan'; entries: PlanEntry[] }
   );
 export type ToolItem = Extract<Item, { kind: 'tool' }>;
 export type UserItem = Extract<Item, { kind: 'user' }>;
+export type PlanItem = Extract<Item, { kind: 'plan' }>;
 
 export interface Usage {
   input: number;
@@ -96,6 +98,8 @@ export class SessionStore {
   /** Bumped on every change (the view re-renders on it). */
   version = 0;
   private readonly tools = new Map<string, ToolItem>();
+  /** The session's one plan block: where the first plan appeared, redrawn in place by every later one. */
+  private planItem: PlanItem | undefined;
   private readonly knownTurns = new Set<string>();
   private atTurnStart: Usage = { ...ZERO };
   private pendingUser = 0;
@@ -224,6 +228,10 @@ export class SessionStore {
         return;
       case 'turn_end':
         this.endTurn(u);
+        return;
+      case 'plan':
+        if (this.planItem) this.planItem.entries = u.entries;
+        else this.push((this.planItem = { kind: 'plan', key: `plan${u.seq}`, seq: u.seq, entries: u.entries }));
         return;
     }
   }

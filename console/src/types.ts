@@ -12,6 +12,7 @@ export type Decision = UpdateOf<'permission_resolved'>['decision'];
 export type Risk = UpdateOf<'permission_request'>['risk'];
 export type ToolStatus = UpdateOf<'tool_call_end'>['result']['status'];
 export type StopReason = UpdateOf<'turn_end'>['stop_reason'];
+export type PlanEntry = S['PlanEntry'];
 
 export const MODES: readonly Mode[] = ['code', 'plan'];
 export const APPROVALS: readonly Approval[] = ['suggest', 'auto', 'full-auto'];

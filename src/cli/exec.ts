@@ -80,6 +80,8 @@ function exitCode(stop: StopReason, denied: number): number {
   return EXIT[stop];
 }
 
+const PLAN_MARK = { pending: '[ ]', in_progress: '[~]', completed: '[x]' } as const;
+
 /** A line on stderr for what a person watching a CI log wants to see. */
 function progress(e: SessionEvent): void {
   const line = (s: string) => void process.stderr.write(`${s}\n`);
@@ -113,5 +115,7 @@ function progress(e: SessionEvent): void {
     case 'file_open':
     case 'history_compacted':
       return undefined;
+    case 'plan_updated':
+      return line(`  plan: ${e.data.entries.map((p) => `${PLAN_MARK[p.status]} ${p.content}`).join('  ')}`);
   }
 }

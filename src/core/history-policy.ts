@@ -47,6 +47,7 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   notice: 'other',
   message: 'message',
   turn_end: 'other',
+  plan_updated: 'other',
 };
 
 /**

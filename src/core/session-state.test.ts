@@ -32,7 +32,7 @@ describe('emptyState', () => {
     expect(emptyState()).toEqual({
       cwd: '', model: '', mode: 'code', sandbox: 'workspace-write', approval: 'auto', reasoning: 'medium', history: [],
       usage: { input: 0, output: 0, cache: 0, reasoning: 0 }, costUsd: 0, title: undefined,
-      createdAt: 0, updatedAt: 0, turns: 0, modelCalls: 0, modelCallBase: 0, lastCallTokens: 0, touched: new Set(),
+      createdAt: 0, updatedAt: 0, turns: 0, modelCalls: 0, modelCallBase: 0, lastCallTokens: 0, touched: new Set(), plan: [],
     });
   });
 
@@ -72,6 +72,14 @@ describe('applyEvent', () => {
       user('go'), toolMsg, cost(1, 1, 0, 0, 0, { input: 900, output: 50, cache: 0, reasoning: 0 }),
       { type: 'history_compacted', data: { turnId: 't1', keptFrom: 0, pruned: [1], tokensBefore: 960, tokensAfter: 400 } },
     ], { history: [{ role: 'user', text: 'go' }, { role: 'tool', results: [{ callId: 'c1', name: 'bash', status: 'completed', output: PRUNED_OUTPUT }] }], lastCallTokens: 390 }],
+    ['plan_updated: the last plan stands, whole (an empty one clears it)', [
+      { type: 'plan_updated', data: { entries: [{ content: 'a', status: 'completed', priority: 'high' }, { content: 'b', status: 'in_progress', priority: 'medium' }] } },
+      { type: 'plan_updated', data: { entries: [{ content: 'a', status: 'completed', priority: 'high' }, { content: 'b', status: 'completed', priority: 'medium' }], callId: 'c9' } },
+    ], { plan: [{ content: 'a', status: 'completed', priority: 'high' }, { content: 'b', status: 'completed', priority: 'medium' }] }],
+    ['plan_updated with no entries clears the plan', [
+      { type: 'plan_updated', data: { entries: [{ content: 'a', status: 'pending', priority: 'low' }] } },
+      { type: 'plan_updated', data: { entries: [] } },
+    ], { plan: [] }],
   ];
 
   it.each(rows)('%s', (_name, drafts, expected) => {

@@ -1,4 +1,4 @@
-import { parseSlashCommand, ZERO_USAGE, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type ReasoningEffort, type SandboxMode, type Usage } from '../protocol/index.js';
+import { parseSlashCommand, ZERO_USAGE, type PlanEntry, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type ReasoningEffort, type SandboxMode, type Usage } from '../protocol/index.js';
 import { applyPrune } from './compaction/prune.js';
 
 /** Everything about a session that its event log determines; a load is a fold of this. */
@@ -31,6 +31,8 @@ export interface SessionState {
    * writer died) ends as interrupted.
    */
   openTurn: OpenTurn | undefined;
+  /** The model's plan as its last update_plan call left it (empty: none yet). */
+  plan: PlanEntry[];
 }
 
 export interface OpenTurn {
@@ -68,6 +70,7 @@ export function emptyState(): SessionState {
     lastCallTokens: 0,
     touched: new Set(),
     openTurn: undefined,
+    plan: [],
   };
 }
 
@@ -133,6 +136,9 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
     case 'turn_end':
       s.openTurn = undefined;
+      return;
+    case 'plan_updated':
+      s.plan = e.data.entries;
       return;
     case 'message_chunk':
     case 'reasoning_chunk':

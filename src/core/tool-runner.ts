@@ -250,5 +250,6 @@ function context(host: TurnHost, run: ToolCallRun, tool: Tool): ToolContext {
     fileEdit: (e) => host.emit({ type: 'file_edit', data: { callId, ...e } }),
     fileOpen: (path, line) => host.emit({ type: 'file_open', data: { callId, path, ...(line !== undefined ? { line } : {}) } }),
     violation: (reason, path) => host.emit({ type: 'sandbox_violation', data: { callId, tool: tool.id, mode: sandbox, reason, ...(path ? { path } : {}) } }),
+    plan: (entries) => host.emit({ type: 'plan_updated', data: { entries, callId } }),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { built, lazySchema } from './lazy-schema.js';
 import { ERROR_CODES } from './errors.js';
+import { PlanEntrySchema } from './plan.js';
 import {
   AgentModeSchema,
   ApprovalPresetSchema,
@@ -167,6 +168,14 @@ export const TurnEndEvent = lazySchema(() =>
     errorCode: z.enum(ERROR_CODES).optional(),
   }),
 );
+/** The model's plan, whole, as it stands after an update_plan call: the last one is the session's plan. */
+export const PlanUpdatedEvent = lazySchema(() =>
+  ev('plan_updated', {
+    entries: z.array(built(PlanEntrySchema)),
+    /** The update_plan call that set it. */
+    callId: z.string().optional(),
+  }),
+);
 
 export const SessionEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
@@ -192,6 +201,7 @@ export const SessionEventSchema = lazySchema(() =>
     built(HistoryMessageEvent),
     built(HistoryCompactedEvent),
     built(TurnEndEvent),
+    built(PlanUpdatedEvent),
   ]),
 );
 

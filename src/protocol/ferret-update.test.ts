@@ -105,6 +105,11 @@ const rows: Row[] = [
     { ...base, kind: 'history_compacted', cleared: 2, tokens_before: 90000, tokens_after: 60000, freed_tokens: 30000 },
   ],
   ['history_compacted from an old log (no sizes)', { type: 'history_compacted', data: { turnId: 't1', summary: 's', keptFrom: 2 } }, { ...base, kind: 'history_compacted', summary: 's' }],
+  [
+    'plan_updated: the whole list as the plan kind (no call id on the wire)',
+    { type: 'plan_updated', data: { callId: 'c1', entries: [{ content: 'read', status: 'completed', priority: 'medium' }, { content: 'fix', status: 'in_progress', priority: 'high' }] } },
+    { ...base, kind: 'plan', entries: [{ content: 'read', status: 'completed', priority: 'medium' }, { content: 'fix', status: 'in_progress', priority: 'high' }] },
+  ],
 ];
 
 describe('toFerretUpdate', () => {

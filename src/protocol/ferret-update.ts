@@ -95,5 +95,7 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       if (d.tokensBefore !== undefined && d.tokensAfter !== undefined) u['freed_tokens'] = Math.max(0, d.tokensBefore - d.tokensAfter);
       return u as FerretUpdate;
     }
+    case 'plan_updated':
+      return { sessionId, seq, kind: 'plan', entries: e.data.entries };
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema.js';
+import { PlanEntrySchema } from './plan.js';
 import { ApprovalPresetSchema, DecisionSchema, RiskSchema, SandboxModeSchema, StopReasonSchema, ToolStatusSchema } from './types.js';
 
 // The ferret dialect's `session/update` params (ide.md's kinds, flattened), which are also the
@@ -59,6 +60,8 @@ export const FerretUpdateSchemas = lazySchema(() =>
     }),
     notice: base('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() }),
     turn_end: base('turn_end', { id: z.string(), stop_reason: StopReasonSchema, error: z.string().optional() }),
+    /** The model's plan, the whole list each time it changes (a client replaces the one it shows). */
+    plan: base('plan', { entries: z.array(PlanEntrySchema) }),
   }) as const,
 );
 
@@ -80,6 +83,7 @@ export const FerretUpdateSchema = lazySchema(() =>
     FerretUpdateSchemas.history_compacted,
     FerretUpdateSchemas.notice,
     FerretUpdateSchemas.turn_end,
+    FerretUpdateSchemas.plan,
   ]),
 );
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;

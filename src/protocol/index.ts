@@ -2,6 +2,7 @@
 // Protocol imports nothing of ours, so any part may import it without closing a cycle.
 export * from './types.js';
 export * from './events.js';
+export * from './plan.js';
 export * from './errors.js';
 export * from './tools.js';
 export * from './paths.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FileAccess, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
+import type { FileAccess, PlanEntry, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 import type { HostFacts, RuleSet, WorkspaceFacts } from '../sandbox/index.js';
 
 export type { FileAccess, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
@@ -18,6 +18,8 @@ export interface ToolContext {
   fileEdit(edit: { path: string; diff: string; changeKind: 'add' | 'modify'; oldText: string | null; newText: string }): void;
   fileOpen(path: string, line?: number): void;
   violation(reason: string, path?: string): void;
+  /** Records the model's plan, whole (update_plan); absent where nothing keeps one (a bare test context). */
+  plan?(entries: PlanEntry[]): void;
 }
 
 export interface ToolOutcome {

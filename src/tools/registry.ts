@@ -7,6 +7,7 @@ import { listDirTool } from './list-dir.js';
 import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { openFileTool } from './open-file.js';
+import { updatePlanTool } from './update-plan.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
   bashTool,
@@ -17,6 +18,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   globTool,
   grepTool,
   openFileTool,
+  updatePlanTool,
 ];
 
 export const BUILTIN_TOOL_IDS = BUILTIN_TOOLS.map((t) => t.id);

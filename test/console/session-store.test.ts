@@ -117,4 +117,27 @@ describe('SessionStore', () => {
     expect(t.output.reduce((n, c) => n + c.text.length, 0)).toBe(OUTPUT_KEEP);
     expect(t.output.at(-1)!.text.endsWith('29'.padEnd(10_000, '.'))).toBe(true);
   });
+
+  it('keeps one plan block per session where the first plan appeared; every later plan redraws it', () => {
+    const step = (c: 'pending' | 'in_progress' | 'completed', d: 'pending' | 'in_progress' | 'completed') => [
+      { content: 'Read', status: 'completed' as const, priority: 'medium' as const },
+      { content: 'Fix', status: c, priority: 'high' as const },
+      { content: 'Test', status: d, priority: 'medium' as const },
+    ];
+    const s = new SessionStore();
+    for (const u of frames(
+      { kind: 'agent_message_chunk', text: 'Planning.' },
+      { kind: 'tool_call_start', id: 'p1', tool: 'update_plan', args: {} },
+      { kind: 'plan', entries: step('in_progress', 'pending') },
+      { kind: 'tool_call_end', id: 'p1', result: { status: 'completed', output: 'Plan recorded' }, duration_ms: 1 },
+      { kind: 'tool_call_start', id: 'p2', tool: 'update_plan', args: {} },
+      { kind: 'plan', entries: step('completed', 'in_progress') },
+      { kind: 'tool_call_end', id: 'p2', result: { status: 'completed', output: 'Plan recorded' }, duration_ms: 1 },
+      { kind: 'turn_end', id: 't1', stop_reason: 'end_turn' },
+      { kind: 'plan', entries: step('completed', 'completed') },
+    )) s.apply(u);
+    expect(s.items.map((i) => i.kind)).toEqual(['assistant', 'tool', 'plan', 'tool', 'turn_end']);
+    const plans = s.items.filter((i) => i.kind === 'plan');
+    expect(plans).toEqual([{ kind: 'plan', key: 'plan4', seq: 4, entries: step('completed', 'completed') }]);
+  });
 });

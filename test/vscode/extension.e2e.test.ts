@@ -7,7 +7,7 @@ import { SseReader } from './support/sse-reader.js';
 import { CodeServer } from './support/code-server.js';
 import { CHIMERA_BIN, CHROMIUM, CHROMIUM_ARGS, PACKAGE_SCRIPT, ROOT, playwright, requireTools } from './support/e2e-tools.js';
 import type { Browser } from './support/playwright-types.js';
-import { LONG, MODEL, NOTES, writeWorkspace } from './support/scenario.js';
+import { LONG, MODEL, NOTES, PLAN_STEPS, writeWorkspace } from './support/scenario.js';
 import { Workbench } from './support/workbench.js';
 
 // The Chimera extension, packaged as a .vsix, installed into a real VS Code (code-server, VS Code
@@ -173,6 +173,15 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.idle();
     expect(await wb.chat.locator('#usage').innerText()).toMatch(/^context [\d.]+k? \/ 200k tokens · \$0\.\d{4}$/);
     await wb.screenshot(join(SHOTS, 'chat.png'));
+
+    // The plan: one checklist where the first plan appeared, every step ticked off by the last.
+    const plan = wb.chat.locator('.entry.plan');
+    expect(await plan.count()).toBe(1);
+    expect(await plan.locator('li[data-status="completed"] .plan-text').allTextContents()).toEqual(PLAN_STEPS);
+    expect(await plan.locator('.plan-count').innerText()).toBe('3 of 3 done');
+    expect(await plan.locator('.plan-priority').allTextContents()).toEqual(['high']);
+    await plan.scrollIntoViewIfNeeded();
+    await wb.screenshot(join(SHOTS, 'plan.png'));
   }, 90_000);
 
   it('reviews each edit as a diff: Accept writes the file, Reject leaves it untouched', async () => {
@@ -228,7 +237,12 @@ describe('the Chimera extension in VS Code in the browser', () => {
     const loop = sse.frames.filter((f) => f.event === 'loop_event').map((f) => f.data);
     const text = loop.filter((d) => d['kind'] === 'agent_message_chunk').map((d) => d['text']).join('');
     expect(text).toContain("I'll create hello.py, rewrite notes.md and list the folder.");
-    expect(loop.filter((d) => d['kind'] === 'tool_call_start').map((d) => d['tool'])).toEqual(['write_file', 'write_file', 'bash', 'bash', 'open_file', 'bash']);
+    expect(loop.filter((d) => d['kind'] === 'tool_call_start').map((d) => d['tool'])).toEqual(['update_plan', 'write_file', 'write_file', 'bash', 'update_plan', 'bash', 'update_plan', 'open_file', 'bash']);
+    expect(loop.filter((d) => d['kind'] === 'plan').map((d) => (d['entries'] as { status: string }[]).map((e) => e.status))).toEqual([
+      ['in_progress', 'pending', 'pending'],
+      ['completed', 'in_progress', 'pending'],
+      ['completed', 'completed', 'completed'],
+    ]);
     const denied = loop.find((d) => d['kind'] === 'tool_call_end' && d['result']?.['status'] === 'denied');
     expect(denied?.['result']['output']).toContain('the user denied this bash call');
     expect(sse.frames.filter((f) => f.event === 'code/diff').map((f) => f.data['path'])).toEqual([join(ws, 'hello.py'), join(ws, 'notes.md')]);

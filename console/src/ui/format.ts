@@ -30,6 +30,11 @@ export function toolSummary(tool: string, args: unknown): string {
   if (args && typeof args === 'object') {
     const a = args as Record<string, unknown>;
     for (const k of ['command', 'path', 'pattern', 'query', 'url']) if (typeof a[k] === 'string') return a[k];
+    // update_plan: its checklist is drawn apart; the card only counts.
+    if (Array.isArray(a['entries'])) {
+      const done = (a['entries'] as { status?: unknown }[]).filter((e) => e?.status === 'completed').length;
+      return `plan: ${done} of ${a['entries'].length} done`;
+    }
   }
   const text = JSON.stringify(args) ?? '';
   return text.length > 120 ? `${text.slice(0, 117)}…` : text || tool;

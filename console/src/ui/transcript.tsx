@@ -1,5 +1,6 @@
 import type { Item, SessionStore } from '../session-store.js';
 import { DiffView } from './diff-view.js';
+import { PlanView } from './plan-view.js';
 import { Markdown } from './markdown-view.js';
 import { PermissionNote, ToolCard } from './tool-card.js';
 
@@ -45,6 +46,8 @@ function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: 
       );
     case 'tool':
       return <ToolCard t={it} mine={mine} waiting={waiting} />;
+    case 'plan':
+      return <PlanView entries={it.entries} seq={it.seq} />;
     case 'permission':
       return (
         <div class="tool">

@@ -18,6 +18,11 @@ const USES: readonly (readonly [id: string, use: string])[] = [
       'Set timeout_ms for slow commands, and never start a server or a watcher that does not exit on its own.',
   ],
   ['open_file', "show a file (at a line) in the person's editor, when pointing them at something helps."],
+  [
+    'update_plan',
+    'a checklist the person watches while you work. Keep one when a task takes three or more distinct steps (skip it for a quick question or a one-line fix): ' +
+      'send the whole list each time, have exactly one step in_progress, and mark each step completed as soon as it is done rather than all at the end.',
+  ],
 ];
 
 /** The tools section: the built-ins this server has (and this mode offers), then MCP and parallel calls. */

@@ -31,6 +31,7 @@ export interface Locator {
   inputValue(): Promise<string>;
   count(): Promise<number>;
   isVisible(): Promise<boolean>;
+  scrollIntoViewIfNeeded(): Promise<void>;
   screenshot(opts: { path: string }): Promise<Buffer>;
 }
 

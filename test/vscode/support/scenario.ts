@@ -13,7 +13,14 @@ export function writeWorkspace(ws: string): void {
   writeFileSync(join(ws, 'long.txt'), LONG);
 }
 
-/** Turn 1: streamed text, two writes, a command, a push that asks, an open; turn 2: a long command. */
+/** The model's plan for turn 1 after `done` steps (the next one in progress). */
+export const PLAN_STEPS = ['Create hello.py and rewrite notes.md', 'Push to origin', 'Show long.txt at line 42'];
+const planAt = (done: number) => ({
+  name: 'update_plan',
+  arguments: { entries: PLAN_STEPS.map((content, i) => ({ content, status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending', ...(i === 1 ? { priority: 'high' } : {}) })) },
+});
+
+/** Turn 1: streamed text, a plan, two writes, a command, a push that asks, an open (the plan ticked off on the way); turn 2: a long command. */
 export const MODEL = {
   contextWindow: 200_000, // a known window: the context line shows it (none is drawn for an unknown one)
   responses: [
@@ -22,14 +29,15 @@ export const MODEL = {
       chunks: ["I'll create ", 'hello.py, ', 'rewrite notes.md ', 'and list the folder.'],
       delayMs: 400,
       toolCalls: [
+        planAt(0),
         { name: 'write_file', arguments: { path: 'hello.py', content: "print('hi')\n" } },
         { name: 'write_file', arguments: { path: 'notes.md', content: 'rewritten by the agent\n' } },
         { name: 'bash', arguments: { command: 'echo built && ls' } },
       ],
       usage: { input: 1200, output: 40 },
     },
-    { chunks: ["Now I'll push."], toolCalls: [{ name: 'bash', arguments: { command: 'git push origin main' } }], usage: { input: 1300, output: 10 } },
-    { chunks: ['Opening the file.'], toolCalls: [{ name: 'open_file', arguments: { path: 'long.txt', line: 42 } }], usage: { input: 1350, output: 10 } },
+    { chunks: ["Now I'll push."], toolCalls: [planAt(1), { name: 'bash', arguments: { command: 'git push origin main' } }], usage: { input: 1300, output: 10 } },
+    { chunks: ['Opening the file.'], toolCalls: [planAt(3), { name: 'open_file', arguments: { path: 'long.txt', line: 42 } }], usage: { input: 1350, output: 10 } },
     { chunks: ['Done: hello.py prints hi.'], usage: { input: 1400, output: 12 } },
     { chunks: ['Running a long command.'], toolCalls: [{ name: 'bash', arguments: { command: 'sleep 29.5' } }], usage: { input: 1500, output: 10 } },
     { chunks: ['(not reached: the turn is stopped)'] },

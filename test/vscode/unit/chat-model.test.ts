@@ -143,4 +143,31 @@ describe('ChatModel', () => {
     feed(m, [{ sessionUpdate: 'tool_call_update', toolCallId: 'nope', status: 'completed' }]);
     expect(m.view().entries).toEqual([]);
   });
+
+  it('keeps one plan block per session where the first plan appeared; later plans replace its list', () => {
+    const m = new ChatModel();
+    const plan = (fix: 'pending' | 'in_progress' | 'completed'): SessionUpdate => ({
+      sessionUpdate: 'plan',
+      entries: [
+        { content: 'Read', status: 'completed', priority: 'medium' },
+        { content: 'Fix', status: fix, priority: 'high' },
+      ],
+    });
+    feed(m, [
+      { sessionUpdate: 'tool_call', toolCallId: 'p1', title: 'Plan: 1 of 2 done', kind: 'think', status: 'pending' },
+      plan('in_progress'),
+      { sessionUpdate: 'tool_call_update', toolCallId: 'p1', status: 'completed' },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Fixed.' } },
+      { sessionUpdate: 'tool_call', toolCallId: 'p2', title: 'Plan: 2 of 2 done', kind: 'think', status: 'pending' },
+      plan('completed'),
+    ]);
+    expect(m.view().entries.map((e) => e.kind)).toEqual(['tool', 'plan', 'agent', 'tool']);
+    expect(m.view().entries[1]).toMatchObject({
+      kind: 'plan',
+      items: [
+        { text: 'Read', status: 'completed', priority: 'medium' },
+        { text: 'Fix', status: 'completed', priority: 'high' },
+      ],
+    });
+  });
 });

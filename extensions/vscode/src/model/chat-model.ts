@@ -34,7 +34,14 @@ export type Entry =
   | { id: string; kind: 'user' | 'agent' | 'thought'; text: string }
   | { id: string; kind: 'tool'; card: ToolCard }
   | { id: string; kind: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
-  | { id: string; kind: 'plan'; items: { text: string; status: string }[] };
+  | { id: string; kind: 'plan'; items: PlanItem[] };
+
+/** One step of the agent's plan, as ACP's `plan` update gives it. */
+export interface PlanItem {
+  text: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  priority: 'high' | 'medium' | 'low';
+}
 
 export interface Usage {
   used: number;
@@ -175,9 +182,10 @@ export class ChatModel {
         if (u.title) this.state.title = u.title;
         return [];
       case 'plan': {
-        const items = u.entries.map((e) => ({ text: e.content, status: e.status }));
-        const last = this.state.entries.at(-1);
-        if (last?.kind === 'plan') last.items = items;
+        // One checklist per session: every plan replaces the whole list of the block the first one made.
+        const items = u.entries.map((e) => ({ text: e.content, status: e.status, priority: e.priority }));
+        const shown = this.state.entries.find((e) => e.kind === 'plan');
+        if (shown) shown.items = items;
         else this.push({ kind: 'plan', items });
         return [];
       }

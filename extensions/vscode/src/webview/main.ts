@@ -1,5 +1,5 @@
 import type { SessionConfigOption } from '@agentclientprotocol/sdk';
-import type { ChatView, Entry, ToolCard } from '../model/chat-model.js';
+import type { ChatView, Entry, PlanItem, ToolCard } from '../model/chat-model.js';
 import { usageLine } from '../model/format.js';
 import type { HostMessage, WebviewMessage } from './protocol.js';
 
@@ -94,6 +94,28 @@ function toolCard(c: ToolCard, v: ChatView): HTMLElement {
   return card;
 }
 
+const PLAN_MARK: Record<PlanItem['status'], string> = { completed: '✓', in_progress: '▸', pending: '○' };
+const PLAN_SAID: Record<PlanItem['status'], string> = { completed: 'done', in_progress: 'in progress', pending: 'to do' };
+
+/** The agent's plan as a checklist: a mark per step (said in words to a screen reader), the count, a priority that is not medium. */
+function planList(target: HTMLElement, items: PlanItem[]): void {
+  const done = items.filter((i) => i.status === 'completed').length;
+  const head = el('div', 'plan-head');
+  head.append(el('span', 'plan-title', 'Plan'), el('span', 'plan-count', items.length ? `${done} of ${items.length} done` : 'cleared'));
+  const ul = el('ul', 'plan-list');
+  for (const i of items) {
+    const li = el('li', `plan-item plan-${i.status}`);
+    li.dataset['status'] = i.status;
+    const mark = el('span', 'plan-mark', PLAN_MARK[i.status]);
+    mark.setAttribute('aria-hidden', 'true');
+    li.append(mark, el('span', 'sr-only', `${PLAN_SAID[i.status]}: `), el('span', 'plan-text', i.text));
+    if (i.priority !== 'medium') li.append(el('span', `plan-priority prio-${i.priority}`, i.priority));
+    ul.append(li);
+  }
+  target.setAttribute('aria-label', 'Plan');
+  target.append(head, ul);
+}
+
 function fill(target: HTMLElement, e: Entry, v: ChatView): void {
   target.replaceChildren();
   target.className = `entry ${e.kind}`;
@@ -112,12 +134,9 @@ function fill(target: HTMLElement, e: Entry, v: ChatView): void {
       target.classList.add(`notice-${e.level}`);
       target.textContent = e.text;
       break;
-    case 'plan': {
-      const ul = el('ul');
-      for (const i of e.items) ul.append(el('li', `plan-${i.status}`, i.text));
-      target.append(el('div', 'plan-title', 'Plan'), ul);
+    case 'plan':
+      planList(target, e.items);
       break;
-    }
     case 'tool':
       target.append(toolCard(e.card, v));
       break;

@@ -271,3 +271,22 @@ describe('the schema check itself', () => {
     expect(() => valid([{ update: { sessionUpdate: 'tool_call_update' } as unknown as SessionUpdate }])).toThrow(/toolCallId/);
   });
 });
+
+describe('plan', () => {
+  it('plan_updated is a schema-valid `plan` update with the whole list, every entry with its priority', () => {
+    const entries = [
+      { content: 'Read the code', status: 'completed', priority: 'medium' },
+      { content: 'Fix the bug', status: 'in_progress', priority: 'high' },
+      { content: 'Run the tests', status: 'pending', priority: 'low' },
+    ] as const;
+    expect(updates(mapper().map(event({ type: 'plan_updated', data: { entries: [...entries], callId: 'c1' } }), false))).toEqual([{ sessionUpdate: 'plan', entries }]);
+  });
+
+  it('an empty plan goes out as an empty list (the client clears what it shows)', () => {
+    expect(updates(mapper().map(event({ type: 'plan_updated', data: { entries: [] } }), true))).toEqual([{ sessionUpdate: 'plan', entries: [] }]);
+  });
+
+  it('the schema check refuses an entry without a priority, so the rows above can fail', () => {
+    expect(() => valid([{ update: { sessionUpdate: 'plan', entries: [{ content: 'a', status: 'pending' }] } as unknown as SessionUpdate }])).toThrow(/priority/);
+  });
+});

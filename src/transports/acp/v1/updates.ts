@@ -105,6 +105,9 @@ export class UpdateMapper {
         return this.ext('_ferret/turn_end', { sessionId: e.sessionId, turnId: e.data.turnId, stopReason: e.data.stopReason });
       case 'history_compacted':
         return this.compacted(e.seq, e.data);
+      case 'plan_updated':
+        // The whole list each time: a client replaces the plan it shows (ACP's rule for `plan`).
+        return [{ update: { sessionUpdate: 'plan', entries: e.data.entries.map((p) => ({ content: p.content, priority: p.priority, status: p.status })) } }];
       case 'session_created':
       case 'message':
         return [];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FerretUpdateSchema, TurnResultSchema } from '../../../core/index.js';
+import { FerretUpdateSchema, PlanEntrySchema, TurnResultSchema } from '../../../core/index.js';
 
 // Every SSE frame `GET /session/:id/events` sends, as zod: the OpenAPI document describes each
 // event name with its data schema from these, so a generated client gets typed frames.
@@ -43,4 +43,5 @@ export const SseFrameSchema = z.discriminatedUnion('event', [
 // Named components of the OpenAPI document (a generated client gets one type for each).
 z.globalRegistry.add(SseFrameSchema, { id: 'SseFrame' });
 z.globalRegistry.add(FerretUpdateSchema, { id: 'FerretUpdate' });
+z.globalRegistry.add(PlanEntrySchema, { id: 'PlanEntry' });
 for (const [event, schema] of Object.entries(IdeFrameData)) z.globalRegistry.add(schema, { id: `Ide${event.split('/').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}` });

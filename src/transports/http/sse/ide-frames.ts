@@ -91,6 +91,7 @@ export class IdeTranslator {
       case 'notice':
       case 'message':
       case 'history_compacted':
+      case 'plan_updated':
         return [];
     }
   }

@@ -704,6 +704,19 @@ export interface components {
             /** @enum {string} */
             stop_reason: "end_turn" | "cancelled" | "max_steps" | "max_tokens" | "refusal" | "error";
             error?: string;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "plan";
+            entries: components["schemas"]["PlanEntry"][];
+        };
+        PlanEntry: {
+            content: string;
+            /** @enum {string} */
+            status: "pending" | "in_progress" | "completed";
+            /** @enum {string} */
+            priority: "high" | "medium" | "low";
         };
         IdeProgressStep: {
             /** @constant */

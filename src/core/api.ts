@@ -36,6 +36,14 @@ export interface StartedTurn {
 export interface TurnOptions {
   /** The client that starts it (`turn_start.origin`): its editor seam serves the turn. */
   origin?: string | undefined;
+  /** Files (or folders) the person @-mentioned: read under the sandbox's read rules and given to the model with the text. */
+  mentions?: readonly Mention[] | undefined;
+}
+
+/** An @-mention: a file URI (`file:///…`) or a path, and the name the client showed. */
+export interface Mention {
+  uri: string;
+  name?: string | undefined;
 }
 
 export interface QueuedTurnOptions extends TurnOptions {

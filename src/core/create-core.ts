@@ -146,6 +146,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     catalog: { models: () => availableModels(config, env), credentials: () => credentials(env) },
     ...(permissionTimeoutMs !== undefined ? { permissionTimeoutMs } : {}),
     ...(config.instructionFiles ? { instructionFiles: config.instructionFiles } : {}),
+    ...(config.editTools ? { editTools: config.editTools } : {}),
   };
   const defaults: SessionDefaults = {
     cwd: opts.cwd,

@@ -19,6 +19,7 @@ export type {
   ListPage,
   ListQuery,
   NewSessionOptions,
+  Mention,
   QueuedTurnOptions,
   SessionDefaults,
   SessionHandle,

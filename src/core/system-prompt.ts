@@ -2,6 +2,7 @@
 // (so provider prompt caches hit), and the context messages that carry what changed since.
 // The parts live in prompt/; docs/agent.md "What the model is told" describes the whole.
 import { BUILTIN_TOOL_IDS } from '../protocol/index.js';
+import { hiddenEditTools } from './edit-tools.js';
 import { osLine, gitFacts, today, type EnvFacts } from './prompt/environment.js';
 import { InstructionReader, instructionNames } from './prompt/instructions.js';
 import { pendingNote } from './prompt/context-notes.js';
@@ -31,7 +32,8 @@ export async function systemPromptOf(host: TurnHost): Promise<string> {
   if (memo.text !== undefined && memo.key === key) return memo.text;
   memo.env ??= gatherEnv(host);
   const env = await memo.env;
-  const builtins = host.deps.tools.list().filter((t) => BUILTIN_TOOL_IDS.includes(t.id));
+  const hidden = hiddenEditTools(host.state.model, host.deps.editTools);
+  const builtins = host.deps.tools.list().filter((t) => BUILTIN_TOOL_IDS.includes(t.id) && !hidden.has(t.id));
   const instructions = readerOf(host).forSystemPrompt(host.deps.home, env.git?.root);
   const built = buildSystemPrompt({ mode: host.state.mode, model: host.state.model, builtins, env, instructions });
   Object.assign(memo, { key, text: built.text, instructionChars: built.instructionChars });

@@ -6,17 +6,19 @@ import { nodeFiles } from '../tools/node-files.js';
 import { decideCall, recordDecision, type CallDecision } from './tool-call/decide-call.js';
 import { keepFullOutput, keptNote } from './tool-call/kept-output.js';
 import { cutParts, joinCut } from './tool-call/output-cap.js';
-import { placePaths, realPathsOf, type RealPath } from './tool-call/place-paths.js';
+import { placedExtras, placePaths, realPathsOf, type RealPath } from './tool-call/place-paths.js';
+import { hiddenEditTools } from './edit-tools.js';
 import type { OfferedTool, TurnHost } from './turn-host.js';
 
 const specCache = new WeakMap<Tool, ToolSpec>();
 
-/** What the model is offered: the plan agent sees only tools that read. */
+/** What the model is offered: the plan agent sees only tools that read; the edit tools suit the model's family. */
 export function offeredTools(host: TurnHost): OfferedTool[] {
+  const hidden = hiddenEditTools(host.state.model, host.deps.editTools);
   return host
     .tools()
     .list()
-    .filter((t) => host.state.mode !== 'plan' || t.effect === 'read')
+    .filter((t) => (host.state.mode !== 'plan' || t.effect === 'read') && !hidden.has(t.id))
     .map((tool) => ({ tool, spec: toolSpec(tool) }));
 }
 
@@ -58,6 +60,8 @@ interface Judged {
   args: Record<string, unknown>;
   /** With each path argument re-pointed to its checked real path (the tool runs on these). */
   placedArgs: Record<string, unknown>;
+  /** The checked real paths of what the tool's `paths()` named. */
+  placedExtras: Map<string, string>;
   decision: CallDecision;
   /** The session's kept output is read from disk, never from an editor's buffers. */
   readsKept: boolean;
@@ -184,7 +188,7 @@ async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
   tool.prepare?.(sandbox, host.deps.env, host.deps.sandbox);
   const decision = await decideCall(host, tool, args, placed.reals);
   const readsKept = placed.reals.some((r) => isInside(keptDir, r));
-  return { tool, args, placedArgs: placed.args, decision, readsKept };
+  return { tool, args, placedArgs: placed.args, placedExtras: placedExtras(reals), decision, readsKept };
 }
 
 /** The second half: the gate (a question, if the verdict asks one), then the run. */
@@ -197,7 +201,7 @@ async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ende
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
   host.emit({ type: 'tool_call_running', data: { callId: call.id } });
   const files = j.readsKept ? nodeFiles : run.files;
-  const out: ToolOutcome = await tool.run(j.placedArgs, context(host, { ...run, files }, tool));
+  const out: ToolOutcome = await tool.run(j.placedArgs, context(host, { ...run, files }, tool, j.placedExtras));
   if (signal.aborted) return { status: 'cancelled', output: out.output, exitCode: out.exitCode ?? null };
   return {
     status: out.status,
@@ -235,7 +239,7 @@ async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<s
   return undefined;
 }
 
-function context(host: TurnHost, run: ToolCallRun, tool: Tool): ToolContext {
+function context(host: TurnHost, run: ToolCallRun, tool: Tool, placed: Map<string, string>): ToolContext {
   const { cwd, sandbox } = host.state;
   const callId = run.call.id;
   return {
@@ -251,5 +255,7 @@ function context(host: TurnHost, run: ToolCallRun, tool: Tool): ToolContext {
     fileOpen: (path, line) => host.emit({ type: 'file_open', data: { callId, path, ...(line !== undefined ? { line } : {}) } }),
     violation: (reason, path) => host.emit({ type: 'sandbox_violation', data: { callId, tool: tool.id, mode: sandbox, reason, ...(path ? { path } : {}) } }),
     plan: (entries) => host.emit({ type: 'plan_updated', data: { entries, callId } }),
+    ledger: host.readLedger,
+    placed,
   };
 }

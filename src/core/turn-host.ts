@@ -6,10 +6,11 @@ import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAcce
 import type { HostFacts, RuleSet } from '../sandbox/index.js';
 import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
-import type { Tool } from '../tools/define.js';
+import type { ReadLedger, Tool } from '../tools/define.js';
 import type { McpPool } from '../tools/mcp-pool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { SessionFold } from './folds.js';
+import type { EditToolChoice } from './edit-tools.js';
 import type { PromptMemo } from './prompt/system-prompt.js';
 import type { SessionState } from './session-state.js';
 
@@ -36,6 +37,8 @@ export interface SessionDeps {
   /** What the sandbox knows of this machine and each workspace (state roots, found programs, scans). */
   sandbox: HostFacts;
   maxSteps: number;
+  /** config.json's editTools: which edit tools each model family is offered (edit-tools.ts). */
+  editTools?: EditToolChoice;
   /** Bytes of a tool result the model, the clients and the log receive; the rest is cut with a note. */
   toolOutputCap: number;
   /**
@@ -68,6 +71,8 @@ export interface TurnHost {
   readonly deps: SessionDeps;
   /** The session's system prompt, kept between calls so it stays the same bytes (system-prompt.ts). */
   readonly promptMemo: PromptMemo;
+  /** What the agent last saw of each file, for the stale-edit guard (tool-call/read-ledger.ts). */
+  readonly readLedger: ReadLedger;
   emit<E extends EventDraft>(draft: E): EventOf<E['type']>;
   /** Waits for a person's answer to a permission request, from any client. */
   askPermission(requestId: string, signal: AbortSignal): Promise<{ decision: Decision; by: string } | 'cancelled'>;

@@ -5,8 +5,10 @@ import { compactIfNeeded } from './compaction/compact.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
+import { mentionsText } from './loop/mentions.js';
 import { runCalls } from './loop/run-calls.js';
 import { offeredTools } from './tool-runner.js';
+import type { Mention } from './api.js';
 import type { TurnHost } from './turn-host.js';
 
 export interface TurnStart {
@@ -15,6 +17,8 @@ export interface TurnStart {
   /** The client that started the turn. */
   origin: string | undefined;
   signal: AbortSignal;
+  /** @-mentioned files, read into the user's message (turn/mentions.ts). */
+  mentions?: readonly Mention[] | undefined;
 }
 
 /** How the loop ended, and for `error` the sentence that says why. */
@@ -50,7 +54,8 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
       lastText = outcome.text;
       end = outcome.error ? { stop: 'error', error: outcome.error.message, ...(outcome.error.code ? { errorCode: outcome.error.code } : {}) } : { stop: 'end_turn' };
     } else {
-      session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: outcome.text } } });
+      const withMentions = t.mentions?.length ? outcome.text + (await mentionsText(session, t.mentions, origin)) : outcome.text;
+      session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: withMentions } } });
       await session.loadConfigTools();
       end = await loop(session, t, (s) => (lastText = s));
     }

@@ -91,6 +91,11 @@ export const ConfigSchema = lazySchema(() =>
       outputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
       /** The second wave's name for outputCapBytes, still read (outputCapBytes wins). */
       toolOutputCapBytes: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+      /**
+       * The edit tools a model is offered: auto (apply_patch for GPT/codex models, edit_file,
+       * multi_edit and write_file for the rest), apply_patch, replace, or all of them.
+       */
+      editTools: z.enum(['auto', 'apply_patch', 'replace', 'all']).optional(),
       /** Which engine grep and glob use: auto (ripgrep when installed), ripgrep (required), builtin. */
       search: z.object({ engine: z.enum(['auto', 'ripgrep', 'builtin']).optional() }).optional(),
       /** MCP servers offered to every session as mcp__<name>__<tool>. */

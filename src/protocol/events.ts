@@ -143,7 +143,8 @@ export const FileEditEvent = lazySchema(() =>
     callId: z.string(),
     path: z.string(),
     diff: z.string(),
-    changeKind: z.enum(['add', 'modify']),
+    /** `delete`: the file was removed (apply_patch; newText is empty). */
+    changeKind: z.enum(['add', 'modify', 'delete']),
     oldText: z.string().nullable(),
     newText: z.string(),
   }),

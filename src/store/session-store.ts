@@ -214,7 +214,7 @@ export interface FleetSeam {
 
 /** A command for a session, sent to the server that writes it (a follower's editor over ACP, an HTTP client). */
 export type FleetCall =
-  | { sessionId: string; op: 'startTurn'; text: string; origin?: string | undefined; turnId?: string | undefined }
+  | { sessionId: string; op: 'startTurn'; text: string; origin?: string | undefined; turnId?: string | undefined; mentions?: { uri: string; name?: string | undefined }[] }
   /** Answered with `{ turnId }` once the turn has started; its end is not waited for (HTTP `?wait=false`). */
   | { sessionId: string; op: 'beginTurn'; text: string; origin?: string | undefined }
   | { sessionId: string; op: 'close' }

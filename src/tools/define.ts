@@ -4,6 +4,16 @@ import type { HostFacts, RuleSet, WorkspaceFacts } from '../sandbox/index.js';
 
 export type { FileAccess, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 
+/** What the agent last saw of each file this session (core/tool-call/read-ledger.ts). */
+export interface ReadLedger {
+  /** The agent read or wrote this content of the file at this (real) path. */
+  saw(path: string, content: string): void;
+  /** The file is gone or was moved away by the agent. */
+  forget(path: string): void;
+  /** The file now holds `content`, which is not what the agent last saw of it. */
+  stale(path: string, content: string): boolean;
+}
+
 export interface ToolContext {
   /** Workspace root, a real path. */
   cwd: string;
@@ -15,11 +25,18 @@ export interface ToolContext {
   /** What the sandbox knows of this workspace (and, through `.host`, of this machine): kept by the core. */
   facts: WorkspaceFacts;
   progress(stream: 'stdout' | 'stderr', text: string): void;
-  fileEdit(edit: { path: string; diff: string; changeKind: 'add' | 'modify'; oldText: string | null; newText: string }): void;
+  fileEdit(edit: { path: string; diff: string; changeKind: 'add' | 'modify' | 'delete'; oldText: string | null; newText: string }): void;
   fileOpen(path: string, line?: number): void;
   violation(reason: string, path?: string): void;
   /** Records the model's plan, whole (update_plan); absent where nothing keeps one (a bare test context). */
   plan?(entries: PlanEntry[]): void;
+  /** The session's memory of what the agent saw of each file (absent outside a session: a warm-up run). */
+  ledger?: ReadLedger;
+  /**
+   * The checked real path of each path a tool's `paths()` named, by the text the call gave: the
+   * runner judged exactly these, so the tool writes there and nowhere else.
+   */
+  placed?: ReadonlyMap<string, string>;
 }
 
 export interface ToolOutcome {
@@ -48,6 +65,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * sandbox before any approval is asked, and replaced by its checked real path before `run`.
    */
   pathArgs?: readonly string[];
+  /**
+   * Paths a call touches that are not plain arguments (the files a patch names), as the call gives
+   * them: each is resolved, checked and judged like a path argument; the tool finds the checked
+   * real path in `ctx.placed`.
+   */
+  paths?(args: z.infer<S>): string[];
   title(args: z.infer<S>): string;
   /** Approval knowledge of its own (bash: the classifier and a canonical key from one parse). */
   approval?(args: z.infer<S>, rules: RuleSet): Promise<ToolApproval>;

@@ -27,6 +27,7 @@ export const readFileTool = defineTool({
     } catch (e) {
       return fail(`cannot read ${a.path}: ${(e as Error).message}`);
     }
+    ctx.ledger?.saw(abs, text);
     const from = (a.offset ?? 1) - 1;
     const count = Math.min(a.limit ?? MAX_LINES, MAX_LINES);
     const { slice, total } = await pickLines(text, from, count);

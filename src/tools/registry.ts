@@ -8,12 +8,16 @@ import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { openFileTool } from './open-file.js';
 import { updatePlanTool } from './update-plan.js';
+import { multiEditTool } from './multi-edit.js';
+import { applyPatchTool } from './apply-patch.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
   bashTool,
   readFileTool,
   writeFileTool,
   editFileTool,
+  multiEditTool,
+  applyPatchTool,
   listDirTool,
   globTool,
   grepTool,

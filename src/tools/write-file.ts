@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { isNotFound } from '../protocol/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { unifiedDiff } from './diff-text.js';
+import { staleRefusal } from './edit/replace.js';
 import { MAX_EDIT_CHARS } from './node-files.js';
 
 export const writeFileTool = defineTool({
@@ -27,12 +28,14 @@ export const writeFileTool = defineTool({
       if (!isNotFound(e)) return fail(`cannot write ${a.path}: reading its current content failed: ${(e as Error).message}`);
       old = null;
     }
+    if (old !== null && ctx.ledger?.stale(abs, old)) return fail(`write_file: ${staleRefusal(a.path)}`);
     if (old !== null && old.length > MAX_EDIT_CHARS) return fail(`cannot write ${a.path}: the file is larger than write_file replaces (${MAX_EDIT_CHARS} characters); use bash`);
     try {
       await ctx.files.writeText(abs, a.content, ctx.signal);
     } catch (e) {
       return fail(`cannot write ${a.path}: ${(e as Error).message}`);
     }
+    ctx.ledger?.saw(abs, a.content);
     const diff = await unifiedDiff(abs, old ?? '', a.content);
     ctx.fileEdit({ path: abs, diff, changeKind: old === null ? 'add' : 'modify', oldText: old, newText: a.content });
     return ok(`${old === null ? 'Created' : 'Wrote'} ${a.path} (${a.content.length} bytes)\n${diff}`);

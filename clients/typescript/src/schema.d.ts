@@ -732,7 +732,7 @@ export interface components {
             sessionUpdate: "code/diff";
             path: string;
             /** @enum {string} */
-            changeKind: "add" | "modify";
+            changeKind: "add" | "modify" | "delete";
             unifiedDiff: string;
         };
         IdeTerminalOutput: {

@@ -126,8 +126,8 @@ export class FollowedSession implements LiveSession {
   startTurn(text: string, opts?: TurnOptions): StartedTurn;
   startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
   startTurn(text: string, opts: TurnOptions & { queue?: true } = {}): StartedTurn | Promise<StartedTurn | 'cancelled'> {
-    if (opts.queue) return this.queue.start(text, opts.origin);
-    return this.current.startTurn(text, { origin: opts.origin });
+    if (opts.queue) return this.queue.start(text, opts.origin, opts.mentions);
+    return this.current.startTurn(text, { origin: opts.origin, ...(opts.mentions?.length ? { mentions: opts.mentions } : {}) });
   }
   withdrawQueued(origin: string): boolean {
     return this.queue.withdraw(origin);

@@ -142,7 +142,7 @@ export class RemoteSession extends SessionBase implements LiveSession {
   startTurn(text: string, opts?: TurnOptions): StartedTurn;
   startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
   startTurn(text: string, opts: TurnOptions & { queue?: true } = {}): StartedTurn | Promise<StartedTurn | 'cancelled'> {
-    if (opts.queue) return this.queue.start(text, opts.origin);
+    if (opts.queue) return this.queue.start(text, opts.origin, opts.mentions);
     if (this.body.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
     const turnId = `turn_${crypto.randomUUID().slice(0, 8)}`;
     let off: (() => void) | undefined;
@@ -153,7 +153,7 @@ export class RemoteSession extends SessionBase implements LiveSession {
         resolve({ turnId, stopReason, message: { role: 'assistant', text: said }, ...(error !== undefined ? { error } : {}), ...(errorCode !== undefined ? { errorCode } : {}) });
       });
     });
-    const answered = this.remote({ sessionId: this.id, op: 'startTurn', text, origin: opts.origin, turnId }) as Promise<TurnResult>;
+    const answered = this.remote({ sessionId: this.id, op: 'startTurn', text, origin: opts.origin, turnId, ...(opts.mentions?.length ? { mentions: [...opts.mentions] } : {}) }) as Promise<TurnResult>;
     const done = Promise.race([answered, ended]).finally(() => off?.());
     return { turnId, done };
   }

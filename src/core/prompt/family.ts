@@ -18,7 +18,7 @@ const FRAGMENT: Record<ModelFamily, string> = {
   gpt: `# Notes for this model
 - Finish the task within this turn. Do not stop to ask whether you should continue, and do not end with an offer to do something you could simply do now.
 - When unsure what a file holds or how the project is laid out, look with a tool instead of assuming.
-- Change files with edit_file and write_file, not with shell redirection, sed -i or heredocs through bash.`,
+- Change files with apply_patch (or the edit tools you are offered), not with shell redirection, sed -i or heredocs through bash.`,
   claude: `# Notes for this model
 - Do what was asked and no more: no extra files (notes, summaries, READMEs), no speculative features or refactors, no defensive code for cases that cannot happen.
 - If a test fails for a reason outside the task, report it instead of changing the test.

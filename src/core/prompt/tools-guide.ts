@@ -9,8 +9,10 @@ const USES: readonly (readonly [id: string, use: string])[] = [
   ['list_dir', 'the entries of one folder.'],
   ['glob', 'find files by path pattern, such as src/**/*.test.ts (files the repository ignores, like build output, are left out unless include_ignored is set).'],
   ['grep', 'search file contents with a regular expression; the fastest way to find where something is defined or used. Narrow it with glob or type, ask for files or counts first in a large tree, and page with offset; ignored files are skipped unless include_ignored is set.'],
-  ['edit_file', 'replace an exact piece of text in a file (it must occur once unless replace_all is set); the normal way to change an existing file.'],
+  ['edit_file', 'replace an exact piece of text in a file (it must occur once unless replace_all is set); the normal way to change an existing file. An edit of a file that changed since you last read it is refused: read it again first.'],
+  ['multi_edit', 'several replacements in one file in one call, applied in order, all or none; use it instead of a series of edit_file calls on the same file.'],
   ['write_file', 'create a file, or replace a whole file; for a change to an existing file prefer edit_file, which leaves the rest alone.'],
+  ['apply_patch', 'the way to change files: add, update, delete or move files with a patch, all or nothing. Give a few lines of context around each change, copied exactly from the file as you last read it.'],
   [
     'bash',
     'run a shell command in the workspace (bash -c): tests, builds, linters, package scripts, git read commands. ' +

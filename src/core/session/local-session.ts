@@ -12,6 +12,7 @@ import type { LoadedSession } from '../sessions/session-load.js';
 import type { PromptMemo } from '../prompt/system-prompt.js';
 import type { SessionDeps, TurnHost } from '../turn-host.js';
 import { runTurn } from '../turn.js';
+import { SessionReadLedger } from '../tool-call/read-ledger.js';
 import { Persistence } from './persistence.js';
 import { freshLoad, SessionBase, SessionBody } from './session-body.js';
 import { TurnQueue } from './turn-queue.js';
@@ -39,6 +40,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
   private readonly persistence: Persistence;
   private readonly queue: TurnQueue;
   readonly promptMemo: PromptMemo = {};
+  readonly readLedger = new SessionReadLedger();
 
   /** Over a body already folded (a load, or a followed session this server takes over), at the log's marks. */
   constructor(body: SessionBody, marks: { checkpoint: LogMark; snapshotSeq: number }) {
@@ -141,7 +143,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
   startTurn(text: string, opts?: TurnOptions & { turnId?: string }): StartedTurn;
   startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
   startTurn(text: string, opts: TurnOptions & { turnId?: string; queue?: true } = {}): StartedTurn | Promise<StartedTurn | 'cancelled'> {
-    if (opts.queue) return this.queue.start(text, opts.origin);
+    if (opts.queue) return this.queue.start(text, opts.origin, opts.mentions);
     if (this.body.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
     const down = this.log.unavailable();
@@ -156,7 +158,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     const turnId = opts.turnId ?? `turn_${crypto.randomUUID().slice(0, 8)}`;
     const origin = opts.origin;
     const controller = new AbortController();
-    const done = runTurn(this, { turnId, text, origin, signal: controller.signal })
+    const done = runTurn(this, { turnId, text, origin, signal: controller.signal, ...(opts.mentions?.length ? { mentions: opts.mentions } : {}) })
       // The answer goes out once the turn's events are in the store (Redis acknowledges writes
       // later): a read through another fleet server right after it sees the whole turn.
       .then(async (r) => {

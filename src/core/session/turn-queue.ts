@@ -1,4 +1,4 @@
-import type { StartedTurn } from '../api.js';
+import type { StartedTurn, TurnOptions } from '../api.js';
 
 /** What a queued prompt watches and starts: a session, written here or followed. */
 export interface QueueHost {
@@ -7,7 +7,7 @@ export interface QueueHost {
   settled(): Promise<void>;
   /** Settles when the client's MCP servers are connected (its tools belong to the turn). */
   clientReady(origin: string | undefined): Promise<void>;
-  startTurn(text: string, opts: { origin?: string | undefined }): StartedTurn;
+  startTurn(text: string, opts: TurnOptions): StartedTurn;
 }
 
 /**
@@ -21,7 +21,7 @@ export class TurnQueue {
 
   constructor(private readonly host: QueueHost) {}
 
-  async start(text: string, origin: string | undefined): Promise<StartedTurn | 'cancelled'> {
+  async start(text: string, origin: string | undefined, mentions?: TurnOptions['mentions']): Promise<StartedTurn | 'cancelled'> {
     const waiting = new AbortController();
     this.waiting.set(waiting, origin);
     try {
@@ -32,7 +32,7 @@ export class TurnQueue {
           await untilAborted(this.host.settled(), waiting.signal); // a cancelled (or another client's) turn unwinds first
           continue;
         }
-        return this.host.startTurn(text, { origin });
+        return this.host.startTurn(text, { origin, ...(mentions?.length ? { mentions } : {}) });
       }
     } finally {
       this.waiting.delete(waiting);

@@ -20,7 +20,7 @@ export const COMMAND_WAIT_MS = 30_000;
 export async function runCommand(s: Written, call: Exclude<SessionCommand, { op: 'close' }>, logger: Logger): Promise<unknown> {
   switch (call.op) {
     case 'startTurn':
-      return s.startTurn(call.text, { origin: call.origin, ...(call.turnId !== undefined ? { turnId: call.turnId } : {}) }).done;
+      return s.startTurn(call.text, { origin: call.origin, ...(call.turnId !== undefined ? { turnId: call.turnId } : {}), ...(call.mentions?.length ? { mentions: call.mentions } : {}) }).done;
     case 'beginTurn': {
       const { turnId, done } = s.startTurn(call.text, { origin: call.origin });
       done.catch((err: unknown) => logger.error({ err, sessionId: s.id, turnId }, 'turn failed'));

@@ -9,15 +9,25 @@ export type Placed =
 
 /** The real path of every path argument the call gives, resolved once (symlinks and `..`). */
 export interface RealPath {
-  name: string;
+  /** The argument's name; absent for a path a tool's `paths()` named. */
+  name?: string;
+  /** The path as the call gave it. */
+  given: string;
   real: string;
 }
 
 export function realPathsOf(tool: Tool, args: Record<string, unknown>, cwd: string): RealPath[] {
-  return (tool.pathArgs ?? []).flatMap((name) => {
+  const named = (tool.pathArgs ?? []).flatMap((name) => {
     const v = args[name];
-    return typeof v === 'string' && v.length > 0 ? [{ name, real: realPathOf(resolve(cwd, v)) }] : [];
+    return typeof v === 'string' && v.length > 0 ? [{ name, given: v, real: realPathOf(resolve(cwd, v)) }] : [];
   });
+  const extra = (tool.paths?.(args) ?? []).filter((p) => p.length > 0).map((given) => ({ given, real: realPathOf(resolve(cwd, given)) }));
+  return [...named, ...extra];
+}
+
+/** The checked real path of each path a tool's `paths()` named, by the text the call gave. */
+export function placedExtras(found: RealPath[]): Map<string, string> {
+  return new Map(found.filter((f) => f.name === undefined).map((f) => [f.given, f.real]));
 }
 
 /**
@@ -31,7 +41,7 @@ export function placePaths(tool: Tool, args: Record<string, unknown>, found: Rea
   for (const { name, real } of found) {
     const v = checkRealPath({ facts, real, write: tool.effect === 'write', mode: sandbox, readable });
     if (!v.ok) return { ok: false, real: v.real, reason: v.reason };
-    placed[name] = real;
+    if (name !== undefined) placed[name] = real;
   }
   return { ok: true, args: placed, reals: found.map((f) => f.real) };
 }

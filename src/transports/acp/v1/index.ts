@@ -4,7 +4,7 @@ import type { Dialect, DialectContext } from '../dialect.js';
 import { JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
 import { ACP_AUTH_REQUIRED, toAcpError, turnError, type V1ErrorContext } from './errors.js';
 import { P, type ClientCaps } from './params.js';
-import { promptText } from './prompt-text.js';
+import { promptParts } from './prompt-text.js';
 import { configOptions, META_NS, sessionMeta, sessionSetup } from './session-config.js';
 import { SessionLink } from './session-link.js';
 
@@ -188,7 +188,8 @@ class AcpV1Dialect implements Dialect {
   private async prompt(params: unknown): Promise<PromptResponse> {
     const p = parseParams(P.prompt, params);
     const link = this.linkOf(this.session(p.sessionId));
-    const started = await link.startTurn(promptText(p.prompt));
+    const prompt = promptParts(p.prompt);
+    const started = await link.startTurn(prompt.text, prompt.mentions);
     if (started === 'cancelled') return { stopReason: 'cancelled' };
     const r = await started.done;
     // A bad slash command argument is the caller's (-32602), a missing key -32000, what failed inside the turn -32603.

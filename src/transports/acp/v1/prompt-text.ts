@@ -7,6 +7,12 @@ import type { ContentBlockParam } from './params.js';
 const str = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
 export function promptText(blocks: ContentBlockParam[]): string {
+  return promptParts(blocks).text;
+}
+
+/** The text, and the files the person @-mentioned (`resource_link`s): the core reads those under the sandbox's rules. */
+export function promptParts(blocks: ContentBlockParam[]): { text: string; mentions: { uri: string; name?: string }[] } {
+  const mentions: { uri: string; name?: string }[] = [];
   const parts: string[] = [];
   for (const b of blocks) {
     switch (b.type) {
@@ -15,6 +21,7 @@ export function promptText(blocks: ContentBlockParam[]): string {
         break;
       case 'resource_link':
         parts.push(`[@${str(b['name'] ?? b['uri'])}](${str(b['uri'])})`);
+        if (typeof b['uri'] === 'string') mentions.push({ uri: b['uri'], ...(typeof b['name'] === 'string' ? { name: b['name'] } : {}) });
         break;
       case 'resource': {
         const r = (b['resource'] ?? {}) as Record<string, unknown>;
@@ -27,5 +34,5 @@ export function promptText(blocks: ContentBlockParam[]): string {
         parts.push(`[${b.type} content omitted: ferret takes text]`);
     }
   }
-  return parts.join('\n');
+  return { text: parts.join('\n'), mentions };
 }

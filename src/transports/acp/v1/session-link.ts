@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type ClientAttachment, type EventData, type SessionHandle, type SessionEvent, type Sessions, type StartedTurn } from '../../../core/index.js';
+import { ZERO_USAGE, type ClientAttachment, type EventData, type Mention, type SessionHandle, type SessionEvent, type Sessions, type StartedTurn } from '../../../core/index.js';
 import type { DialectContext } from '../dialect.js';
 import { clientFiles, type FsCaps } from './client-files.js';
 import { toSpec } from './mcp-servers.js';
@@ -106,8 +106,8 @@ export class SessionLink {
    * Starts this client's prompt as the session's next turn: the core queues it behind a running
    * one (ACP v1 has no busy answer), or answers 'cancelled' when Stop withdrew it while it waited.
    */
-  async startTurn(text: string): Promise<StartedTurn | 'cancelled'> {
-    const started = await this.session.startTurn(text, { origin: this.clientId, queue: true });
+  async startTurn(text: string, mentions: readonly Mention[] = []): Promise<StartedTurn | 'cancelled'> {
+    const started = await this.session.startTurn(text, { origin: this.clientId, queue: true, ...(mentions.length ? { mentions } : {}) });
     if (started !== 'cancelled') this.myTurnId = started.turnId;
     return started;
   }

@@ -31,6 +31,8 @@ interface CallState {
   kind: ToolKind;
   output: string;
   edited: boolean;
+  /** Every file this call changed so far: `content` replaces the client's list, so each update carries them all (a patch of three files). */
+  diffs?: ToolCallContent[];
 }
 
 /**
@@ -66,9 +68,11 @@ export class UpdateMapper {
       }
       case 'file_edit': {
         const c = this.calls.get(e.data.callId);
-        if (c) c.edited = true;
         const diff: ToolCallContent = { type: 'diff', path: e.data.path, oldText: e.data.oldText, newText: e.data.newText };
-        return this.patch(e.data.callId, { content: [diff], locations: [{ path: e.data.path }] });
+        if (!c) return [];
+        c.edited = true;
+        c.diffs = [...(c.diffs ?? []), diff];
+        return this.patch(e.data.callId, { content: c.diffs, locations: c.diffs.map((d) => ({ path: (d as { path: string }).path })) });
       }
       case 'file_open':
         if (!e.data.callId || !this.calls.has(e.data.callId)) return [];

@@ -1,4 +1,4 @@
-import type { AgentMode, ReasoningEffort, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, TurnResult } from '../protocol/index.js';
+import type { AgentMode, ReasoningEffort, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, SlashCommand, TurnResult } from '../protocol/index.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { StoreStatus } from '../store/session-store.js';
 import type { FleetCall } from '../store/session-store.js';
@@ -168,6 +168,8 @@ export interface Sessions {
   close(id: string): Promise<void>;
   /** Sessions newest first, a page at a time. */
   list(q?: ListQuery): Promise<ListPage>;
+  /** The slash commands a session in `cwd` offers: the built-ins, then the team's own from command files. */
+  slashCommands(cwd: string): SlashCommand[];
   /** Every model a person can pick now, with the default and `current` first. */
   models(current?: string): ModelChoice[];
   /** Where the built-in providers read their keys, and whether each is set. */

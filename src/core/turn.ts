@@ -5,6 +5,7 @@ import { compactIfNeeded } from './compaction/compact.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
+import { expandCommand, findTeamCommand } from './commands/team-commands.js';
 import { mentionsText } from './loop/mentions.js';
 import { runCalls } from './loop/run-calls.js';
 import { offeredTools } from './tool-runner.js';
@@ -47,7 +48,10 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
     await session.ready?.(); // a session loaded from its snapshot reads its history in the background
     await session.deps.loadTools?.(); // the first turn of a process loads the built-in tools (warm-up may have)
     const command = parseSlashCommand(text);
-    const outcome = command ? await runSlashCommand(session, command.name, command.arg, turnId, signal) : { kind: 'prompt' as const, text };
+    // A team's own command (a Markdown file) becomes the user's message, arguments filled in.
+    const team = command ? undefined : findTeamCommand(text, session.state.cwd, session.deps.home);
+    const prompt = team ? expandCommand(team.command, team.args) : text;
+    const outcome = command ? await runSlashCommand(session, command.name, command.arg, turnId, signal) : { kind: 'prompt' as const, text: prompt };
     if (outcome.kind === 'answer') {
       // A command's answer is the turn's text; it never joins the conversation the model sees.
       session.emit({ type: 'message_chunk', data: { turnId, text: outcome.text } });

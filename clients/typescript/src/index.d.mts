@@ -85,6 +85,8 @@ export interface FerretApiClient {
   listPrompts(sessionId: string, opts?: CallOptions & { after?: number }): Promise<ResponseOf<'listPrompts', 200>>;
   /** GET /models: every model that can run now, the default first. */
   listModels(opts?: CallOptions): Promise<ResponseOf<'listModels', 200>>;
+  /** The slash commands the session offers: the built-ins and the team's own command files. */
+  listCommands(sessionId: string, opts?: CallOptions): Promise<ResponseOf<'listCommands', 200>>;
   /** GET /auth/session: whether this client may use the API (no token needed). */
   authState(opts?: CallOptions): Promise<ResponseOf<'authState', 200>>;
   /** POST /auth/login: the web console's login (a cookie); a bot sends the bearer token instead. */

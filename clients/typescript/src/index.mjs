@@ -44,6 +44,7 @@ export function createFerretClient({ baseUrl, token, fetch = globalThis.fetch, h
     listPrompts: (sessionId, opts = {}) =>
       call('GET', '/session/{id}/prompts', { params: { ...id(sessionId), ...(opts.after !== undefined ? { query: { after: opts.after } } : {}) } }, opts),
     listModels: (opts) => call('GET', '/models', {}, opts),
+    listCommands: (sessionId, opts) => call('GET', '/session/{id}/commands', { params: id(sessionId) }, opts),
     authState: (opts) => call('GET', '/auth/session', {}, opts),
     login: (loginToken, opts) => call('POST', '/auth/login', { body: { token: loginToken } }, opts),
     logout: (opts) => call('POST', '/auth/logout', {}, opts),

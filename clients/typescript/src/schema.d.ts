@@ -209,6 +209,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/session/{id}/commands": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The slash commands the session offers (send one as a message's text) */
+        get: operations["listCommands"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/session/{id}/mode": {
         parameters: {
             query?: never;
@@ -375,6 +392,16 @@ export interface components {
         LoginInput: {
             /** @description FERRET_SERVER_TOKEN */
             token: string;
+        };
+        CommandList: {
+            /** @description The built-in slash commands, then the team's own from .ferret/commands, .claude/commands and $CHIMERA_HOME/ferret/commands */
+            commands: {
+                /** @description Typed as the message text /name */
+                name: string;
+                description: string;
+                /** @description What the argument is, when it takes one */
+                hint?: string;
+            }[];
         };
         SessionDescription: {
             sessionId: string;
@@ -1620,6 +1647,74 @@ export interface operations {
             };
             /** @description Refused (forbidden): the Host header is not this server (DNS-rebinding guard), a cross-site browser request, or a login cookie without its CSRF token */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server could not do it (storage, internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCommands: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandList"];
+                };
+            };
+            /** @description Invalid input (error.code invalid_params); the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused (forbidden): the Host header is not this server (DNS-rebinding guard), a cross-site browser request, or a login cookie without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such session, permission request or route */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,5 @@
-import { FerretError, SESSION_ID_PATTERN, type SessionSummary } from '../../protocol/index.js';
+import { FerretError, SESSION_ID_PATTERN, SLASH_COMMANDS, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
+import { teamCommands } from '../commands/team-commands.js';
 import type { StoreStatus } from '../../store/session-store.js';
 import type { Credential, ModelChoice } from '../../providers/catalog.js';
 import { NO_MODEL } from '../../providers/resolve.js';
@@ -296,6 +297,11 @@ export class SessionManager implements Sessions {
   }
 
   /** Every model a person can pick now, with the default and `current` (a session's model) first. */
+  slashCommands(cwd: string): SlashCommand[] {
+    const team = teamCommands(cwd, this.deps.home).map(({ name, description, hint }) => ({ name, description, ...(hint ? { hint } : {}) }));
+    return [...SLASH_COMMANDS, ...team];
+  }
+
   models(current?: string): ModelChoice[] {
     const out: ModelChoice[] = [];
     const seen = new Set<string>();

@@ -22,6 +22,15 @@ const named = <S extends z.ZodType>(id: string, schema: S): S => {
 };
 
 /** Session ids become folder names: only this shape passes, so `..%2F` never reaches the disk. */
+export const CommandList = named(
+  'CommandList',
+  z.object({
+    commands: z
+      .array(z.object({ name: z.string().describe('Typed as the message text /name'), description: z.string(), hint: z.string().optional().describe('What the argument is, when it takes one') }))
+      .describe("The built-in slash commands, then the team's own from .ferret/commands, .claude/commands and $CHIMERA_HOME/ferret/commands"),
+  }),
+);
+
 export const SessionParams = z.object({
   id: z.string().regex(SESSION_ID_PATTERN, 'not a session id (letters, digits, _ and -, at most 64)').describe('A session id'),
 });

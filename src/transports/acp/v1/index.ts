@@ -1,5 +1,5 @@
 import type { AuthMethod, InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
-import { AgentModeSchema, ApprovalPresetSchema, ReasoningEffortSchema, SLASH_COMMANDS, type SessionHandle, type Sessions, type TurnResult } from '../../../core/index.js';
+import { AgentModeSchema, ApprovalPresetSchema, ReasoningEffortSchema, type SessionHandle, type SlashCommand, type Sessions, type TurnResult } from '../../../core/index.js';
 import type { Dialect, DialectContext } from '../dialect.js';
 import { JSONRPC_INVALID_PARAMS, JSONRPC_METHOD_NOT_FOUND, parseParams, RpcError } from '../jsonrpc.js';
 import { ACP_AUTH_REQUIRED, toAcpError, turnError, type V1ErrorContext } from './errors.js';
@@ -184,6 +184,17 @@ class AcpV1Dialect implements Dialect {
     this.links.clear();
   }
 
+  /** What `/` menu each session was last sent: it is sent again only when the command files changed. */
+  private readonly commandsSent = new Map<string, string>();
+
+  private sendCommands(s: SessionHandle): void {
+    const update = availableCommands(this.ctx.manager.slashCommands(s.state.cwd));
+    const json = JSON.stringify(update);
+    if (this.commandsSent.get(s.id) === json) return;
+    this.commandsSent.set(s.id, json);
+    this.ctx.notify('session/update', { sessionId: s.id, update });
+  }
+
   /** Runs one turn; all of its updates are queued before this answer. `error` becomes a JSON-RPC error. */
   private async prompt(params: unknown): Promise<PromptResponse> {
     const p = parseParams(P.prompt, params);
@@ -192,6 +203,7 @@ class AcpV1Dialect implements Dialect {
     const started = await link.startTurn(prompt.text, prompt.mentions);
     if (started === 'cancelled') return { stopReason: 'cancelled' };
     const r = await started.done;
+    this.sendCommands(link.session); // a turn may have added or changed the team's command files
     // A bad slash command argument is the caller's (-32602), a missing key -32000, what failed inside the turn -32603.
     if (r.stopReason === 'error') throw turnError(r, this.errorContext());
     return { stopReason: STOP[r.stopReason], _meta: { [META_NS]: { turnId: r.turnId } } };
@@ -247,12 +259,16 @@ class AcpV1Dialect implements Dialect {
     this.links.set(s.id, link);
     link.attach(replay, mcpServers);
     // The `/` menu, after the answer that tells the client the session id (setImmediate runs after it is sent).
-    setImmediate(() => this.ctx.notify('session/update', { sessionId: s.id, update: AVAILABLE_COMMANDS }));
+    this.commandsSent.delete(s.id); // a new link (a load) gets the menu again
+    setImmediate(() => this.sendCommands(s));
     return link;
   }
 }
 
-const AVAILABLE_COMMANDS = {
-  sessionUpdate: 'available_commands_update',
-  availableCommands: SLASH_COMMANDS.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) })),
-} as const;
+/** The `/` menu: the built-in commands and the team's own (command files in the workspace and $CHIMERA_HOME). */
+function availableCommands(commands: readonly SlashCommand[]) {
+  return {
+    sessionUpdate: 'available_commands_update',
+    availableCommands: commands.map((c) => ({ name: c.name, description: c.description, ...(c.hint ? { input: { hint: c.hint } } : {}) })),
+  } as const;
+}

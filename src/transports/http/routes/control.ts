@@ -3,6 +3,7 @@ import {
   ApprovalBody,
   ApprovalResult,
   BridgeResult,
+  CommandList,
   bodyErrors,
   errors,
   guardErrors,
@@ -33,6 +34,10 @@ export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
     default: m.defaults.model,
     models: m.models().map((c) => ({ id: c.id, name: c.name, ...(c.description !== undefined ? { description: c.description } : {}) })),
   }));
+
+  app.get('/session/:id/commands', {
+    schema: { operationId: 'listCommands', tags: ['settings'], summary: "The slash commands the session offers (send one as a message's text)", params: SessionParams, response: { 200: CommandList, ...sessionErrors } },
+  }, async (req) => ({ commands: m.slashCommands((await m.open(req.params.id, { write: false })).state.cwd) }));
 
   app.post('/session/:id/mode', {
     schema: { operationId: 'setMode', tags: ['settings'], summary: 'Switch the agent mode', params: SessionParams, body: ModeBody, response: { 200: ModeResult, ...bodyErrors } },

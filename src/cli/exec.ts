@@ -114,6 +114,7 @@ function progress(e: SessionEvent): void {
     case 'file_edit':
     case 'file_open':
     case 'history_compacted':
+    case 'session_info':
       return undefined;
     case 'plan_updated':
       return line(`  plan: ${e.data.entries.map((p) => `${PLAN_MARK[p.status]} ${p.content}`).join('  ')}`);

@@ -48,6 +48,7 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   message: 'message',
   turn_end: 'other',
   plan_updated: 'other',
+  session_info: 'other',
 };
 
 /**

@@ -140,6 +140,9 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'plan_updated':
       s.plan = e.data.entries;
       return;
+    case 'session_info':
+      s.title = e.data.title;
+      return;
     case 'message_chunk':
     case 'reasoning_chunk':
     case 'tool_call_running':

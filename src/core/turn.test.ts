@@ -42,7 +42,7 @@ describe('a turn streams text and ends', () => {
     const result = await s.startTurn('say hello').done;
 
     expect(result).toEqual({ turnId: expect.stringMatching(/^turn_/), stopReason: 'end_turn', message: { role: 'assistant', text: 'Hello there.' } });
-    expect(events.map((e) => e.type)).toEqual(['turn_start', 'message', 'message_chunk', 'message_chunk', 'message_chunk', 'message', 'cost_update', 'turn_end']);
+    expect(events.map((e) => e.type)).toEqual(['turn_start', 'session_info', 'message', 'message_chunk', 'message_chunk', 'message_chunk', 'message', 'cost_update', 'turn_end']);
     expect(ofType(events, 'message_chunk').map((e) => e.data.text)).toEqual(['Hel', 'lo ', 'there.']);
     expect(ofType(events, 'turn_end')[0]!.data).toEqual({ turnId: result.turnId, stopReason: 'end_turn', text: 'Hello there.' });
     // seq is strictly increasing from the session_created event (seq 1)

@@ -7,6 +7,7 @@ import { runSlashCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { expandCommand, findTeamCommand } from './commands/team-commands.js';
 import { mentionsText } from './loop/mentions.js';
+import { titleOf } from './session/title.js';
 import { runCalls } from './loop/run-calls.js';
 import { offeredTools } from './tool-runner.js';
 import type { Mention } from './api.js';
@@ -41,7 +42,10 @@ function failed(err: unknown, prefix = ''): LoopEnd {
  */
 export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResult> {
   const { turnId, text, origin, signal } = t;
+  const untitled = session.state.title === undefined;
   session.emit({ type: 'turn_start', data: { turnId, text, ...(origin !== undefined ? { origin } : {}) } });
+  // The first request names the session: every client's list shows it from now on.
+  if (untitled && session.state.title !== undefined) session.emit({ type: 'session_info', data: { title: titleOf(text) } });
   let lastText = '';
   let end: LoopEnd;
   try {

@@ -178,6 +178,9 @@ export const PlanUpdatedEvent = lazySchema(() =>
   }),
 );
 
+/** The session's title: the person's first request, shortened; clients show it in their session lists. */
+export const SessionInfoEvent = lazySchema(() => ev('session_info', { title: z.string() }));
+
 export const SessionEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
     built(SessionCreatedEvent),
@@ -203,6 +206,7 @@ export const SessionEventSchema = lazySchema(() =>
     built(HistoryCompactedEvent),
     built(TurnEndEvent),
     built(PlanUpdatedEvent),
+    built(SessionInfoEvent),
   ]),
 );
 

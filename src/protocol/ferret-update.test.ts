@@ -110,6 +110,7 @@ const rows: Row[] = [
     { type: 'plan_updated', data: { callId: 'c1', entries: [{ content: 'read', status: 'completed', priority: 'medium' }, { content: 'fix', status: 'in_progress', priority: 'high' }] } },
     { ...base, kind: 'plan', entries: [{ content: 'read', status: 'completed', priority: 'medium' }, { content: 'fix', status: 'in_progress', priority: 'high' }] },
   ],
+  ['session_info: the title', { type: 'session_info', data: { title: 'Fix the parser' } }, { ...base, kind: 'session_info', title: 'Fix the parser' }],
 ];
 
 describe('toFerretUpdate', () => {

@@ -97,5 +97,7 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
     }
     case 'plan_updated':
       return { sessionId, seq, kind: 'plan', entries: e.data.entries };
+    case 'session_info':
+      return { sessionId, seq, kind: 'session_info', title: e.data.title };
   }
 }

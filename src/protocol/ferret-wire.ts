@@ -62,6 +62,8 @@ export const FerretUpdateSchemas = lazySchema(() =>
     turn_end: base('turn_end', { id: z.string(), stop_reason: StopReasonSchema, error: z.string().optional() }),
     /** The model's plan, the whole list each time it changes (a client replaces the one it shows). */
     plan: base('plan', { entries: z.array(PlanEntrySchema) }),
+    /** The session's title changed (set from the first request). */
+    session_info: base('session_info', { title: z.string() }),
   }) as const,
 );
 
@@ -84,6 +86,7 @@ export const FerretUpdateSchema = lazySchema(() =>
     FerretUpdateSchemas.notice,
     FerretUpdateSchemas.turn_end,
     FerretUpdateSchemas.plan,
+    FerretUpdateSchemas.session_info,
   ]),
 );
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;

@@ -317,6 +317,16 @@ async function metaFromLog(home: string, id: string): Promise<SessionMeta | unde
       }
       break;
     }
+    // The title the core set (session_info) wins over the first prompt's line.
+    for (const l of lines.slice(1, -1)) {
+      if (!l.includes('"type":"session_info"')) continue;
+      try {
+        const t = (JSON.parse(l) as { data?: { title?: unknown } }).data?.title;
+        if (typeof t === 'string') title = t;
+      } catch {
+        /* a line cut by the 64 KB window */
+      }
+    }
     const parsed = SessionMetaSchema.safeParse({
       sessionId: id,
       cwd: first.data['cwd'],

@@ -737,6 +737,12 @@ export interface components {
             /** @constant */
             kind: "plan";
             entries: components["schemas"]["PlanEntry"][];
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "session_info";
+            title: string;
         };
         PlanEntry: {
             content: string;

@@ -103,6 +103,7 @@ describe('GET /health and GET /openapi.json', () => {
       'GET /session',
       'GET /session/{id}',
       'GET /session/{id}/bridge',
+      'GET /session/{id}/commands',
       'GET /session/{id}/events',
       'GET /session/{id}/prompts',
       'GET /session/{id}/sandbox',

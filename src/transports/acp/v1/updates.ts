@@ -112,6 +112,8 @@ export class UpdateMapper {
       case 'plan_updated':
         // The whole list each time: a client replaces the plan it shows (ACP's rule for `plan`).
         return [{ update: { sessionUpdate: 'plan', entries: e.data.entries.map((p) => ({ content: p.content, priority: p.priority, status: p.status })) } }];
+      case 'session_info':
+        return [{ update: { sessionUpdate: 'session_info_update', title: e.data.title, updatedAt: new Date(e.ts).toISOString() } }];
       case 'session_created':
       case 'message':
         return [];

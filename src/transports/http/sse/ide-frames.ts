@@ -92,6 +92,7 @@ export class IdeTranslator {
       case 'message':
       case 'history_compacted':
       case 'plan_updated':
+      case 'session_info':
         return [];
     }
   }

@@ -47,6 +47,7 @@ describe('ferret dialect: a turn with real tools', () => {
     // The order a user's editor sees, with repeated kinds (chunks, progress) collapsed.
     const collapsed = kinds.filter((k, i) => k !== kinds[i - 1]);
     expect(collapsed).toEqual([
+      'session_info',
       'agent_message_chunk',
       'tool_call_start',
       'file_edit',
@@ -59,6 +60,7 @@ describe('ferret dialect: a turn with real tools', () => {
       'cost_update',
       'turn_end',
     ]);
+    expect(ups[0]).toMatchObject({ kind: 'session_info', title: 'make hello.py and list' });
     const text = ups.filter((u) => u['kind'] === 'agent_message_chunk').map((u) => u['text']).join('');
     expect(text).toBe("I'll create hello.py.Done.");
 

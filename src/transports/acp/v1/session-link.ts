@@ -8,7 +8,7 @@ import { configOptions } from './session-config.js';
 import { UpdateMapper } from './updates.js';
 
 /** Session updates ACP added after 0.4: an editor on the 0.4 library cannot parse them and logs an error for each. */
-const NEWER_THAN_0_4 = new Set(['usage_update', 'config_option_update']);
+const NEWER_THAN_0_4 = new Set(['usage_update', 'config_option_update', 'session_info_update']);
 
 export interface LinkCaps {
   fs: FsCaps;

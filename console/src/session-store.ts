@@ -90,6 +90,8 @@ export class SessionStore {
   usage: Usage = { ...ZERO };
   turns: TurnStat[] = [];
   contextWindow: number | undefined;
+  /** The session's title as the server set it (session_info). */
+  title: string | undefined;
   /** Tokens of the last model call (its prompt and reply): how full the context is. */
   contextUsed: number | undefined;
   approval: Approval | undefined;
@@ -228,6 +230,9 @@ export class SessionStore {
         return;
       case 'turn_end':
         this.endTurn(u);
+        return;
+      case 'session_info':
+        this.title = u.title;
         return;
       case 'plan':
         if (this.planItem) this.planItem.entries = u.entries;

@@ -180,7 +180,7 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
           <div class="crumb">
             <a href="#/">← All sessions</a>
           </div>
-          <h1>{detail?.title ?? 'Session'}</h1>
+          <h1>{store.title ?? detail?.title ?? 'Session'}</h1>
           <p class="sub">
             <code>{detail?.cwd ?? ''}</code> · <span class="sid">{id}</span>
           </p>

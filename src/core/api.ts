@@ -166,6 +166,11 @@ export interface Sessions {
   has(id: string): Promise<boolean>;
   /** A client is done with it: let go now if nobody else uses it, else once its turn ends. */
   close(id: string): Promise<void>;
+  /**
+   * Deletes a session for good (its log and its list entry). Refused while it runs a turn
+   * (`session_busy`) or while another process or fleet server writes it (`session_elsewhere`).
+   */
+  delete(id: string): Promise<void>;
   /** Sessions newest first, a page at a time. */
   list(q?: ListQuery): Promise<ListPage>;
   /** The slash commands a session in `cwd` offers: the built-ins, then the team's own from command files. */

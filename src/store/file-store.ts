@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import type { FerretError, SessionEvent, SessionMeta } from '../protocol/index.js';
+import { FerretError, type SessionEvent, type SessionMeta } from '../protocol/index.js';
 import { linePrefix } from './codec.js';
 import { EventLogWriter } from './event-log.js';
 import { logFds, type FdPool } from './fd-pool.js';
@@ -89,6 +89,22 @@ export class FileSessionStore implements SessionStore {
 
   status(): StoreStatus {
     return { store: 'file' };
+  }
+
+  async remove(id: string): Promise<void> {
+    const dir = sessionDir(this.home, id);
+    if (!existsSync(dir)) throw new FerretError('session_not_found', `no session ${id}`);
+    // Another process (a second server on this home) writing it keeps it.
+    const lock = lockSession(dir);
+    if ('owner' in lock) throw new FerretError('session_elsewhere', `session ${id} is open in another ferret process (pid ${lock.owner}); close it there first`, { owner: String(lock.owner) });
+    // The folder goes before the index entry: a process listing meanwhile cannot find it again.
+    try {
+      await fsp.rm(dir, { recursive: true, force: true });
+    } finally {
+      lock.release();
+    }
+    this.index.remove(id);
+    await this.index.flush();
   }
 
   /** A local disk is always there (a failing write is reported by the log, as it happens). */

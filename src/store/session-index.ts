@@ -90,6 +90,15 @@ export class MetaIndex {
     return true;
   }
 
+  /** A deleted session: gone from the list here, and a tombstone line tells other processes. */
+  remove(id: string): void {
+    this.metas.delete(id);
+    this.metaWrites.delete(id);
+    this.sorted = undefined;
+    this.queue.push(JSON.stringify({ sessionId: id, deleted: true }) + '\n');
+    this.schedule();
+  }
+
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
@@ -205,7 +214,13 @@ export class MetaIndex {
           if (!line) continue;
           this.lines++;
           try {
-            const m = SessionMetaSchema.safeParse(JSON.parse(line));
+            const raw = JSON.parse(line) as { sessionId?: unknown; deleted?: unknown };
+            if (raw.deleted === true && typeof raw.sessionId === 'string') {
+              this.metas.delete(raw.sessionId); // a tombstone: the session was deleted
+              this.sorted = undefined;
+              continue;
+            }
+            const m = SessionMetaSchema.safeParse(raw);
             if (m.success) this.set(m.data, true);
           } catch {
             /* a damaged line: the folder scan finds the session again */

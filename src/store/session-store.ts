@@ -185,6 +185,12 @@ export interface SessionStore {
   listMetas(opts: ListOptions): Promise<MetaPage>;
   /** Writes what is still queued (metas, index lines). */
   flush(): Promise<void>;
+  /**
+   * Deletes a stored session for good: its log, snapshot, kept files and its entry in the list.
+   * The caller has let it go from memory; a session another process writes is refused
+   * (`session_elsewhere`), an unknown one answers `session_not_found`.
+   */
+  remove(id: string): Promise<void>;
 }
 
 /**

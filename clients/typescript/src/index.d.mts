@@ -101,6 +101,8 @@ export interface FerretApiClient {
   cancelTurn(sessionId: string, opts?: CallOptions): Promise<Ok>;
   /** POST /session/:id/close: done with it; it leaves memory unless a turn runs or another client uses it. */
   closeSession(sessionId: string, opts?: CallOptions): Promise<Ok>;
+  /** Deletes the session for good (409 session_busy while it runs a turn). */
+  deleteSession(sessionId: string, opts?: CallOptions): Promise<Ok>;
   /** POST /session/:id/mode. */
   setMode(sessionId: string, mode: Mode, opts?: CallOptions): Promise<ResponseOf<'setMode', 200>>;
   /** POST /session/:id/model: 422 model_unavailable / auth_required when it cannot run here. */

@@ -1,4 +1,4 @@
-import { FerretError, SESSION_ID_PATTERN, SLASH_COMMANDS, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
+import { FerretError, isFerretError, SESSION_ID_PATTERN, SLASH_COMMANDS, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
 import { teamCommands } from '../commands/team-commands.js';
 import type { StoreStatus } from '../../store/session-store.js';
 import type { Credential, ModelChoice } from '../../providers/catalog.js';
@@ -174,6 +174,24 @@ export class SessionManager implements Sessions {
   /** What GET /health says of the store. */
   storeStatus(): StoreStatus {
     return this.deps.store.status();
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.checkIdAsync(id);
+    const s = this.live.get(id);
+    if (s) {
+      if (s.status === 'running') throw new FerretError('session_busy', `session ${id} is running a turn: stop it or wait for it to end, then delete it`, { field: 'sessionId' });
+      await this.releasing.get(id);
+      if (this.live.get(id) === s) {
+        s.close();
+        this.live.delete(id);
+      }
+    }
+    try {
+      await this.deps.store.remove(id);
+    } catch (err) {
+      throw isFerretError(err) ? err : storageError(id, err);
+    }
   }
 
   private async checkIdAsync(id: string): Promise<void> {

@@ -146,12 +146,33 @@ export class RedisSessionStore implements SessionStore {
 
   /** Whether the fleet ever stored this session (its stream or its meta is in Redis). */
   async existsAsync(id: string): Promise<boolean> {
-    if (this.metas.known.has(id)) return true;
+    // Asked every time, not from `known`: another server may have deleted it since (one round trip, before a whole load).
     const c = this.conn.client;
     const [log, meta] = await this.conn.timed(this.readTimeoutMs, `looking up session ${id}`, () => Promise.all([c.exists(this.keys.log(id)), c.hexists(this.keys.metas, id)]));
     const yes = log > 0 || meta > 0;
     if (yes) this.metas.known.add(id);
+    else this.metas.known.delete(id);
     return yes;
+  }
+
+  /** Deletes the session's keys and its list entry; refused while another server holds its lease. */
+  async remove(id: string): Promise<void> {
+    if (!(await this.existsAsync(id))) throw new FerretError('session_not_found', `no session ${id}`);
+    const owner = await this.owner(id);
+    if (owner !== undefined && owner !== this.instanceId) {
+      throw new FerretError('session_elsewhere', `session ${id} is open on ferret instance ${owner}; close it there first`, { owner });
+    }
+    await this.metas.flush(); // a queued put must not bring the entry back after the delete
+    const k = this.keys;
+    const c = this.conn.client;
+    const member = await c.hget(k.metaPos, id);
+    const m = c.multi();
+    m.del(k.log(id), k.lease(id), k.epoch(id), k.checkpoints(id), k.snapshot(id), k.snapshotItems(id), k.snapshotNext(id), k.cut(id));
+    m.hdel(k.metas, id);
+    m.hdel(k.metaPos, id);
+    if (member) m.zrem(k.metaOrder, member);
+    await this.conn.timed(this.readTimeoutMs, `deleting session ${id}`, () => m.exec());
+    this.metas.known.delete(id);
   }
 
   /** The instance that writes this session now (its lease), if any. */

@@ -96,6 +96,7 @@ describe('GET /health and GET /openapi.json', () => {
     expect(doc.security).toEqual([{ bearer: [] }]);
     const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
     expect(routes.sort()).toEqual([
+      'DELETE /session/{id}',
       'GET /auth/session',
       'GET /health',
       'GET /models',

@@ -71,7 +71,7 @@ class AcpV1Dialect implements Dialect {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {} },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
         _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: EXT_NOTIFICATIONS } },
       },
       authMethods: authMethods(this.ctx.manager),
@@ -141,6 +141,18 @@ class AcpV1Dialect implements Dialect {
         }
         // Nobody else using it: it leaves memory now (snapshot kept, log closed); a later load brings it back.
         if (await this.ctx.manager.has(p.sessionId)) await this.ctx.manager.close(p.sessionId);
+        return {};
+      }
+      case 'session/delete': {
+        const p = parseParams(P.session, params);
+        // Refused while a turn runs (session_busy), from whichever client: nothing is lost by asking again.
+        await this.ctx.manager.delete(p.sessionId);
+        const link = this.links.get(p.sessionId);
+        if (link) {
+          link.close();
+          this.links.delete(p.sessionId);
+        }
+        this.commandsSent.delete(p.sessionId);
         return {};
       }
       case 'session/prompt':

@@ -47,6 +47,19 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     return { ...page, sessions: page.sessions.map((s) => (s.live ? { ...s, approval: m.peek(s.sessionId)?.state.approval } : s)) };
   });
 
+  app.delete('/session/:id', {
+    schema: {
+      operationId: 'deleteSession',
+      tags: ['sessions'],
+      summary: 'Delete a session for good: its log and its list entry (409 session_busy while it runs a turn)',
+      params: SessionParams,
+      response: { 200: Ok, ...sessionErrors, ...errors(409, 503) },
+    },
+  }, async (req) => {
+    await m.delete(req.params.id);
+    return { ok: true as const };
+  });
+
   app.post('/session/:id/close', {
     schema: {
       operationId: 'closeSession',

@@ -166,6 +166,8 @@ export interface Sessions {
   has(id: string): Promise<boolean>;
   /** A client is done with it: let go now if nobody else uses it, else once its turn ends. */
   close(id: string): Promise<void>;
+  /** A new session with the history of `id` (its whole turns), the same model and settings (ACP session/fork). */
+  fork(id: string, opts?: { cwd?: string | undefined }): Promise<SessionHandle>;
   /**
    * Deletes a session for good (its log and its list entry). Refused while it runs a turn
    * (`session_busy`) or while another process or fleet server writes it (`session_elsewhere`).

@@ -381,6 +381,8 @@ describe('reliability: schema-driven fuzz of every HTTP route (one server, token
   let poller: Awaited<ReturnType<typeof healthPoller>>;
   let permStream: { close(): void } | undefined;
   const sessions: string[] = [];
+  /** Sessions only the fuzzed deleteSession uses. */
+  const doomed: string[] = [];
   let permSession = '';
   const permIds: string[] = [];
   const files: Record<string, string> = {};
@@ -413,6 +415,7 @@ describe('reliability: schema-driven fuzz of every HTTP route (one server, token
     ferret = createFerretClient({ baseUrl: url, token: TOKEN });
     doc = (await ferret.openapi()) as unknown as Doc;
     for (let i = 0; i < 3; i++) sessions.push((await ferret.createSession()).sessionId);
+    for (let i = 0; i < 10; i++) doomed.push((await ferret.createSession()).sessionId);
     // Kept out of `sessions` (no fuzzed cancel or approval change ends its turn); answerPermission targets it.
     permSession = (await ferret.createSession({ model: `scripted:${files['perm']}`, approval: 'suggest' })).sessionId;
     // Follow it to learn the permission ids as they come (the fuzz answers some of them).
@@ -485,7 +488,13 @@ describe('reliability: schema-driven fuzz of every HTTP route (one server, token
       // Mostly the latest request (pending until someone answers it), else any seen so far (409 already_decided).
       id: () => fc.oneof({ arbitrary: fc.constant(-1), weight: 3 }, { arbitrary: fc.nat(), weight: 1 }).map((i) => (i < 0 ? permIds.at(-1) : permIds[i % Math.max(1, permIds.length)]) ?? 'perm-none'),
     };
-    const existing = (op: Operation) => (op.operationId === 'answerPermission' ? fc.constant(permSession) : fc.nat().map((i) => sessions[i % sessions.length]!));
+    // A delete gets sessions of its own: deleting the shared ones would leave the other operations only 404s.
+    const existing = (op: Operation) =>
+      op.operationId === 'answerPermission'
+        ? fc.constant(permSession)
+        : op.operationId === 'deleteSession'
+          ? fc.nat().map((i) => doomed[i % doomed.length]!)
+          : fc.nat().map((i) => sessions[i % sessions.length]!);
     const idArb = (op: Operation) => fc.oneof(
       { arbitrary: existing(op), weight: 6 },
       { arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/), weight: 2 },

@@ -101,6 +101,8 @@ export interface FerretApiClient {
   cancelTurn(sessionId: string, opts?: CallOptions): Promise<Ok>;
   /** POST /session/:id/close: done with it; it leaves memory unless a turn runs or another client uses it. */
   closeSession(sessionId: string, opts?: CallOptions): Promise<Ok>;
+  /** A new session with this one's history (201). */
+  forkSession(sessionId: string, opts?: CallOptions): Promise<ResponseOf<'forkSession', 201>>;
   /** Deletes the session for good (409 session_busy while it runs a turn). */
   deleteSession(sessionId: string, opts?: CallOptions): Promise<Ok>;
   /** POST /session/:id/mode. */

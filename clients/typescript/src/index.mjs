@@ -57,6 +57,7 @@ export function createFerretClient({ baseUrl, token, fetch = globalThis.fetch, h
       ),
     cancelTurn: (sessionId, opts) => call('POST', '/session/{id}/cancel', { params: id(sessionId) }, opts),
     closeSession: (sessionId, opts) => call('POST', '/session/{id}/close', { params: id(sessionId) }, opts),
+    forkSession: (sessionId, opts) => call('POST', '/session/{id}/fork', { params: id(sessionId) }, opts),
     deleteSession: (sessionId, opts) => call('DELETE', '/session/{id}', { params: id(sessionId) }, opts),
     setMode: (sessionId, mode, opts) => call('POST', '/session/{id}/mode', { params: id(sessionId), body: { mode } }, opts),
     setModel: (sessionId, model, opts) => call('POST', '/session/{id}/model', { params: id(sessionId), body: { model } }, opts),

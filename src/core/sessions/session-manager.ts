@@ -10,6 +10,8 @@ import type { SessionDeps } from '../turn-host.js';
 import { resolveWorkspace } from '../workspace.js';
 import type { LiveSession } from './live-session.js';
 import { storageError, type LocalOpener } from './local-opener.js';
+import type { LocalSession } from '../session/local-session.js';
+import type { EventDraft, SessionEvent } from '../../protocol/index.js';
 import type { SessionSource } from './session-source.js';
 import { runCommand, type CommandAnswer, type SessionCommand } from './session-commands.js';
 
@@ -56,6 +58,41 @@ export class SessionManager implements Sessions {
   ) {}
 
   create(opts: NewSessionOptions = {}): LiveSession {
+    return this.createLocal(opts);
+  }
+
+  /**
+   * A new session holding another's history (ACP's session/fork): every event of the source up to
+   * its last whole turn (a turn still running is left out), under a new id, with the source's model,
+   * mode, approval and reasoning; the source is not changed. Its log is an ordinary log: it loads
+   * in any process like any session.
+   */
+  async fork(id: string, opts: { cwd?: string | undefined } = {}): Promise<LiveSession> {
+    const src = await this.open(id, { write: false });
+    await src.ready();
+    const upTo = src.lastSeq;
+    const events: SessionEvent[] = [];
+    const sub = src.subscribe((e) => {
+      if (e.seq <= upTo) events.push(e);
+    }, 0);
+    await sub.caughtUp;
+    sub();
+    let end = events.length;
+    if (src.status === 'running') {
+      const started = events.findLastIndex((e) => e.type === 'turn_start');
+      if (started >= 0) end = started;
+    }
+    const st = src.state;
+    const fork = this.createLocal({ cwd: opts.cwd ?? st.cwd, model: st.model, mode: st.mode, approval: st.approval });
+    for (const e of events.slice(0, end)) {
+      if (e.type === 'session_created') continue;
+      fork.emit({ type: e.type, data: e.data } as EventDraft);
+    }
+    fork.saveMeta(true);
+    return fork;
+  }
+
+  private createLocal(opts: NewSessionOptions): LocalSession {
     this.onActivity?.();
     const cwd = resolveWorkspace(opts.cwd ?? this.defaults.cwd, this.defaults.cwd);
     const model = opts.model ?? this.defaults.model;

@@ -114,6 +114,7 @@ describe('GET /health and GET /openapi.json', () => {
       'POST /session/{id}/approval',
       'POST /session/{id}/cancel',
       'POST /session/{id}/close',
+      'POST /session/{id}/fork',
       'POST /session/{id}/message',
       'POST /session/{id}/mode',
       'POST /session/{id}/model',

@@ -71,7 +71,8 @@ class AcpV1Dialect implements Dialect {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+        // fork is the SDK's unstable method (its stable schema has no name for it yet).
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, ...UNSTABLE_SESSION_CAPS },
         _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: EXT_NOTIFICATIONS } },
       },
       authMethods: authMethods(this.ctx.manager),
@@ -142,6 +143,13 @@ class AcpV1Dialect implements Dialect {
         // Nobody else using it: it leaves memory now (snapshot kept, log closed); a later load brings it back.
         if (await this.ctx.manager.has(p.sessionId)) await this.ctx.manager.close(p.sessionId);
         return {};
+      }
+      case 'session/fork': {
+        // A new session with the source's whole turns; the client gets it as it gets a new one.
+        const p = parseParams(P.forkSession, params);
+        const s = await m.fork(p.sessionId, { cwd: p.cwd });
+        this.link(s, false, p.mcpServers);
+        return { sessionId: s.id, ...sessionSetup(s, m) };
       }
       case 'session/delete': {
         const p = parseParams(P.session, params);
@@ -276,6 +284,8 @@ class AcpV1Dialect implements Dialect {
     return link;
   }
 }
+
+const UNSTABLE_SESSION_CAPS: Record<string, unknown> = { fork: {} };
 
 /** The `/` menu: the built-in commands and the team's own (command files in the workspace and $CHIMERA_HOME). */
 function availableCommands(commands: readonly SlashCommand[]) {

@@ -47,6 +47,7 @@ export const P = {
   initialize: lazySchema(() => z.object({ protocolVersion: z.number().int(), clientCapabilities: ClientCaps.nullish() }).loose()),
   newSession: lazySchema(() => z.object({ cwd: AbsPath, mcpServers: z.array(McpServerParam).default([]) }).loose()),
   loadSession: lazySchema(() => z.object({ sessionId: SessionId, cwd: AbsPath.optional(), mcpServers: z.array(McpServerParam).default([]) }).loose()),
+  forkSession: lazySchema(() => z.object({ sessionId: SessionId, cwd: AbsPath, mcpServers: z.array(McpServerParam).default([]) }).loose()),
   listSessions: lazySchema(() => z.object({ cwd: z.string().nullish(), cursor: z.string().nullish() }).loose()),
   session: lazySchema(() => z.object({ sessionId: SessionId }).loose()),
   prompt: lazySchema(() => z.object({ sessionId: SessionId, prompt: z.array(ContentBlock) }).loose()),

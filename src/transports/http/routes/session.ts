@@ -39,6 +39,16 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     return reply.code(201).send(describeSession(s));
   });
 
+  app.post('/session/:id/fork', {
+    schema: {
+      operationId: 'forkSession',
+      tags: ['sessions'],
+      summary: "A new session with this one's history (its whole turns), model and settings; the source is unchanged",
+      params: SessionParams,
+      response: { 201: SessionDescription, ...sessionErrors, ...errors(503) },
+    },
+  }, async (req, reply) => reply.code(201).send(describeSession(await m.fork(req.params.id))));
+
   app.get('/session', {
     schema: { operationId: 'listSessions', tags: ['sessions'], summary: 'List sessions (live and on disk), newest first, a page at a time', querystring: ListQuery, response: { 200: SessionList, ...guardErrors, ...errors(400) } },
   }, async (req) => {

@@ -6,11 +6,11 @@ import { errors } from './schemas.js';
 
 /** The OpenAPI document: built from every route's schema (registered before the routes, so it sees them all). */
 export async function openApiPlugin(app: ZodApp, version: string): Promise<void> {
-  // Fastify reads the body of every POST (a body schema or not), so any POST can answer 413 and
-  // 415: the document says so for each (before @fastify/swagger reads the route schemas).
+  // Fastify reads the body of every POST and DELETE (a body schema or not), so any of them can
+  // answer 413 and 415: the document says so for each (before @fastify/swagger reads the route schemas).
   app.addHook('onRoute', (route) => {
     const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (!response || ![route.method].flat().includes('POST')) return;
+    if (!response || ![route.method].flat().some((m) => m === 'POST' || m === 'DELETE')) return;
     route.schema = { ...route.schema, response: { ...errors(413, 415), ...response } };
   });
   await app.register(fastifySwagger, {

@@ -118,8 +118,14 @@ export class CommandBus {
     } catch {
       return;
     }
-    if (m.t === 'reply') return this.settle(m.id, m);
-    if (m.t !== 'call' || typeof m.from !== 'string') return;
+    // Anything can be published on the channel: a message that is not an object of ours is
+    // dropped here (a `null` used to throw in the listener and end the process).
+    if (typeof m !== 'object' || m === null || typeof (m as { id?: unknown }).id !== 'string') return;
+    if (m.t === 'reply') {
+      if (typeof (m as { ok?: unknown }).ok !== 'boolean') return;
+      return this.settle(m.id, m);
+    }
+    if (m.t !== 'call' || typeof m.from !== 'string' || typeof m.call !== 'object' || m.call === null) return;
     void this.answer(m);
   }
 
@@ -142,7 +148,10 @@ export class CommandBus {
     clearTimeout(p.timer);
     if (m.ok) p.resolve(m.result);
     // A code this version does not know (a server of another version in the fleet) is an internal error here.
-    else p.reject(new FerretError(isErrorCode(m.error.code) ? m.error.code : 'internal', m.error.message, m.error.data));
+    else {
+      const e = typeof m.error === 'object' && m.error !== null ? m.error : { code: 'internal', message: 'the other server sent a malformed error' };
+      p.reject(new FerretError(isErrorCode(e.code) ? e.code : 'internal', String(e.message), e.data));
+    }
   }
 
   async close(): Promise<void> {

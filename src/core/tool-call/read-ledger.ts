@@ -3,6 +3,7 @@
 // it again instead of writing over a change it never saw. Kept in memory, per session: after a
 // restart nothing is remembered and the first edit of a file goes ahead on its own text match.
 import type { ReadLedger } from '../../tools/define.js';
+import { MAX_EDIT_CHARS } from '../../tools/node-files.js';
 import { lazyRequire } from '../../util/lazy-require.js';
 
 const nodeCrypto = lazyRequire<typeof import('node:crypto')>('node:crypto');
@@ -15,6 +16,8 @@ export class SessionReadLedger implements ReadLedger {
 
   saw(path: string, content: string): void {
     this.seen.delete(path);
+    // The edit tools refuse a file this large anyway: no hash of megabytes on every read of it.
+    if (content.length > MAX_EDIT_CHARS) return;
     this.seen.set(path, digest(content));
     if (this.seen.size > MAX_FILES) this.seen.delete(this.seen.keys().next().value!);
   }

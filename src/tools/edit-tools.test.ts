@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createCore } from '../core/create-core.js';
 import { hiddenEditTools } from '../core/edit-tools.js';
 import { closeAfterEach, ofType, scratch, spyOnModel } from '../core/test-kit.js';
-import type { SessionEvent } from '../protocol/index.js';
+import { ConfigSchema, type SessionEvent } from '../protocol/index.js';
 
 // apply_patch, multi_edit and the stale-read guard through real turns (scripted model, real files).
 
@@ -13,15 +13,24 @@ describe('edits through a turn', () => {
   const { fresh, script } = scratch('ferret-edits-');
   const keep = closeAfterEach();
 
-  async function turn(calls: { name: string; arguments: unknown }[], files: Record<string, string>, sandbox: 'danger-full-access' | 'workspace-write' = 'danger-full-access') {
+  async function turn(
+    calls: { name: string; arguments: unknown }[],
+    files: Record<string, string>,
+    sandbox: 'danger-full-access' | 'workspace-write' = 'danger-full-access',
+    opts: { approval?: 'auto' | 'full-auto'; config?: unknown } = {},
+  ) {
     const ws = fresh('ws');
     for (const [p, c] of Object.entries(files)) writeFileSync(join(ws, p), c);
-    const core = keep(createCore({ logger: pino({ level: 'silent' }), home: fresh('home'), env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, cwd: ws, sandbox, approval: 'full-auto' }));
+    const core = keep(createCore({ logger: pino({ level: 'silent' }), home: fresh('home'), env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, cwd: ws, sandbox, approval: opts.approval ?? 'full-auto', ...(opts.config !== undefined ? { config: ConfigSchema.parse(opts.config) } : {}) }));
     const seen = spyOnModel(core);
     const responses = [...calls.map((c) => ({ toolCalls: [c] })), { chunks: ['done'] }];
     const session = core.manager.create({ model: script({ responses }) });
     const events: SessionEvent[] = [];
-    session.subscribe((e) => events.push(e));
+    session.subscribe((e) => {
+      events.push(e);
+      // A question is answered no: the tests look at what was asked.
+      if (e.type === 'permission_requested') setImmediate(() => session.respondPermission(e.data.requestId, 'deny', 'test'));
+    });
     await session.startTurn('go').done;
     const ends = ofType(events, 'tool_call_end').map((e) => e.data);
     return { ws, events, ends, seen, read: (p: string) => (existsSync(join(ws, p)) ? readFileSync(join(ws, p), 'utf8') : null) };
@@ -66,6 +75,21 @@ describe('edits through a turn', () => {
     expect(t.ends[0]!.status).toBe('failed');
     expect(t.ends[0]!.output).toMatch(/^sandbox \(workspace-write\) refused apply_patch/);
     expect(existsSync(join(t.ws, '..', 'escape.txt'))).toBe(false);
+  });
+
+  it('a rule written for write_file or edit_file holds for apply_patch and multi_edit', async () => {
+    const config = { rules: { deny: ['write_file(.env)', 'edit_file(locked.ts)'] } };
+    const patch = await turn([{ name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Add File: notes.txt\n+ok\n*** Add File: .env\n+KEY=x\n*** End Patch' } }], {}, 'danger-full-access', { config });
+    expect(patch.ends[0]!.status).toBe('denied');
+    expect([patch.read('notes.txt'), patch.read('.env')]).toEqual([null, null]);
+    const multi = await turn([{ name: 'multi_edit', arguments: { path: 'locked.ts', edits: [{ old_string: 'a', new_string: 'b' }] } }], { 'locked.ts': 'a' }, 'danger-full-access', { config });
+    expect(multi.ends[0]!.status).toBe('denied');
+  });
+
+  it('every file of a patch is judged: a second file outside the workspace is asked for under auto, not let through by the first', async () => {
+    const t = await turn([{ name: 'apply_patch', arguments: { patch: '*** Begin Patch\n*** Add File: inside.txt\n+ok\n*** Add File: ../outside.txt\n+x\n*** End Patch' } }], {}, 'danger-full-access', { approval: 'auto' });
+    expect(ofType(t.events, 'permission_requested')).toHaveLength(1);
+    expect([t.read('inside.txt'), existsSync(join(t.ws, '..', 'outside.txt'))]).toEqual([null, false]);
   });
 
   it('multi_edit applies three replacements in order, or none', async () => {

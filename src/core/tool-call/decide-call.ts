@@ -4,6 +4,14 @@ import { decide, guardProtectedWrite, protectedWrite, type PolicyVerdict } from 
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
 
+const STRICTNESS: Record<PolicyVerdict['action'], number> = { allow: 0, ask: 1, deny: 2 };
+
+/** The names a tool's calls are also judged under: the rules a team wrote for the edit tools it had before. */
+const JUDGED_ALSO_AS: Record<string, readonly string[]> = {
+  apply_patch: ['write_file', 'edit_file'],
+  multi_edit: ['edit_file'],
+};
+
 /** What the policy said of one call, with the key a person's "always"/"never" would persist under. */
 export interface CallDecision {
   verdict: PolicyVerdict;
@@ -26,15 +34,25 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
   // A log the fleet shares is read up to what other instances wrote (bounded); the file log answers at once.
   const audit = host.deps.audit;
   const persisted = audit.lookupAsync ? await audit.lookupAsync(cwd, tool.id, approval.key, sandbox) : audit.lookup(cwd, tool.id, approval.key, sandbox);
-  const verdict = decide({
-    preset,
-    tool: tool.id,
-    effect: tool.effect,
-    rules: host.deps.rules,
-    ...(reals[0] !== undefined ? { path: relative(cwd, reals[0]) } : {}),
-    ...(approval.judgement ? { judgement: approval.judgement } : {}),
-    ...(persisted ? { persisted } : {}),
-  });
+  // Every path the call touches is judged (a patch names several), and an edit tool is judged
+  // under the older edit tools' names too, so a rule written for write_file or edit_file holds
+  // for apply_patch and multi_edit: the strictest verdict wins.
+  let verdict: PolicyVerdict | undefined;
+  for (const name of [tool.id, ...(JUDGED_ALSO_AS[tool.id] ?? [])]) {
+    for (const real of reals.length ? reals : [undefined]) {
+      const v = decide({
+        preset,
+        tool: name,
+        effect: tool.effect,
+        rules: host.deps.rules,
+        ...(real !== undefined ? { path: relative(cwd, real) } : {}),
+        ...(approval.judgement ? { judgement: approval.judgement } : {}),
+        ...(persisted && name === tool.id ? { persisted } : {}),
+      });
+      if (!verdict || STRICTNESS[v.action] > STRICTNESS[verdict.action]) verdict = v;
+    }
+  }
+  if (!verdict) throw new Error('no verdict'); // unreachable: one name and one path at least
   const j = approval.judgement;
   const readOnly = tool.effect === 'read' || tool.declaresReadOnly === true || (j !== undefined && j.readOnly && !j.opaque && j.action !== 'deny');
   return { verdict: guardWrites(verdict, tool, reals, host), key: approval.key, readOnly };

@@ -127,6 +127,10 @@ describe('hostile workspace, end to end', () => {
         { chunks: ['ok'] },
       ],
     });
+    // The built-in engine (JavaScript regexes) is the one such a pattern runs away in; ripgrep's
+    // PCRE2 gives up on it by itself (src/tools/hostile-input.test.ts covers that engine).
+    mkdirSync(join(env.home, 'ferret'), { recursive: true });
+    writeFileSync(join(env.home, 'ferret', 'config.json'), JSON.stringify({ search: { engine: 'builtin' } }));
     const srv = start(['--approval', 'full-auto', '--model', `scripted:${m}`]);
     const s = await srv.call('session/new', {});
     const reply = srv.call('session/message', { sessionId: s['sessionId'], text: 'go' });

@@ -1,4 +1,4 @@
-import type { AgentMode, ReasoningEffort, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, SlashCommand, TurnResult } from '../protocol/index.js';
+import type { ImageInput, AgentMode, ReasoningEffort, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, SlashCommand, TurnResult } from '../protocol/index.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { StoreStatus } from '../store/session-store.js';
 import type { FleetCall } from '../store/session-store.js';
@@ -38,6 +38,8 @@ export interface TurnOptions {
   origin?: string | undefined;
   /** Files (or folders) the person @-mentioned: read under the sandbox's read rules and given to the model with the text. */
   mentions?: readonly Mention[] | undefined;
+  /** Images the person attached, as sent: checked (bytes, size, count) when the turn starts (protocol/images.ts). */
+  images?: readonly ImageInput[] | undefined;
 }
 
 /** An @-mention: a file URI (`file:///…`) or a path, and the name the client showed. */

@@ -1,4 +1,4 @@
-import { errorText, isInside, type FileAccess, type ToolCall, type ToolResult, type ToolStatus } from '../protocol/index.js';
+import { errorText, isInside, type FileAccess, type Image, type ToolCall, type ToolResult, type ToolStatus } from '../protocol/index.js';
 import type { ToolSpec } from '../providers/provider.js';
 import { realPathOf } from '../sandbox/index.js';
 import { jsonSchemaOf, type Tool, type ToolContext, type ToolOutcome } from '../tools/define.js';
@@ -40,7 +40,7 @@ export interface ToolCallRun {
   files: FileAccess;
 }
 
-type Ended = { status: ToolStatus; output: string; exitCode?: number | null; capReached?: boolean };
+type Ended = { status: ToolStatus; output: string; exitCode?: number | null; capReached?: boolean; images?: Image[] };
 
 /** A call checked and judged, not yet run: what the scheduler needs to place it. */
 export interface PreparedCall {
@@ -158,7 +158,8 @@ async function report(host: TurnHost, run: ToolCallRun, tool: Tool | undefined, 
       ...(capReached !== undefined ? { capReached } : {}),
     },
   });
-  return { callId: call.id, name, status: ended.status, output: capped.output };
+  const images = ended.status === 'completed' && ended.images?.length ? { images: ended.images } : {};
+  return { callId: call.id, name, status: ended.status, output: capped.output, ...images };
 }
 
 /** Unknown tool, a tool --allowed-tools took away, or arguments that fail its schema. */
@@ -208,6 +209,7 @@ async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ende
     output: out.output,
     ...(out.exitCode !== undefined ? { exitCode: out.exitCode } : {}),
     ...(out.capReached !== undefined ? { capReached: out.capReached } : {}),
+    ...(out.images?.length ? { images: out.images } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import { ContextOverflowError, ModelError, type ModelProvider, type FinishReason
 import { tokensOf } from './compaction/estimate.js';
 import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction/compact.js';
-import { errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
+import { errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type Image, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { expandCommand, findTeamCommand } from './commands/team-commands.js';
@@ -21,6 +21,8 @@ export interface TurnStart {
   signal: AbortSignal;
   /** @-mentioned files, read into the user's message (turn/mentions.ts). */
   mentions?: readonly Mention[] | undefined;
+  /** Images the person attached, checked (protocol/images.ts): kept once, in the user's message. */
+  images?: readonly Image[] | undefined;
 }
 
 /** How the loop ended, and for `error` the sentence that says why. */
@@ -63,7 +65,8 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
       end = outcome.error ? { stop: 'error', error: outcome.error.message, ...(outcome.error.code ? { errorCode: outcome.error.code } : {}) } : { stop: 'end_turn' };
     } else {
       const withMentions = t.mentions?.length ? outcome.text + (await mentionsText(session, t.mentions, origin)) : outcome.text;
-      session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: withMentions } } });
+      const images = t.images?.length ? { images: [...t.images] } : {};
+      session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: withMentions, ...images } } });
       await session.loadConfigTools();
       end = await loop(session, t, (s) => (lastText = s));
     }

@@ -7,6 +7,8 @@ const ModelEntrySchema = lazySchema(() =>
   z.object({
     contextWindow: z.number().int().positive().optional(),
     pricing: PricingSchema.partial().optional(),
+    /** The model sees images (default: OpenAI and Anthropic models do, others only when the name says so: docs/providers.md). */
+    vision: z.boolean().optional(),
   }),
 );
 

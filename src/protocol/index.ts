@@ -3,6 +3,7 @@
 export * from './types.js';
 export * from './events.js';
 export * from './plan.js';
+export * from './images.js';
 export * from './errors.js';
 export * from './tools.js';
 export * from './paths.js';

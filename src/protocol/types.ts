@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { built, lazySchema } from './lazy-schema.js';
+import { ImageSchema } from './images.js';
 
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
 export const SandboxModeSchema = lazySchema(() => z.enum(SANDBOX_MODES));
@@ -67,6 +68,8 @@ export const ToolResultSchema = lazySchema(() =>
     name: z.string(),
     status: built(ToolStatusSchema),
     output: z.string(),
+    /** Images the tool hands the model (read_file of a picture): kept here once, never in tool_call_end. */
+    images: z.array(built(ImageSchema)).optional(),
   }),
 );
 export type ToolResult = z.infer<typeof ToolResultSchema>;
@@ -84,7 +87,12 @@ export type ReasoningPart = z.infer<typeof ReasoningPartSchema>;
 /** The conversation as the model sees it; stored as `message` events so a load can rebuild it. */
 export const MessageSchema = lazySchema(() =>
   z.discriminatedUnion('role', [
-    z.object({ role: z.literal('user'), text: z.string() }),
+    z.object({
+      role: z.literal('user'),
+      text: z.string(),
+      /** Images the person attached, kept once, here: the model gets them and a history replay shows them. */
+      images: z.array(built(ImageSchema)).optional(),
+    }),
     z.object({
       role: z.literal('assistant'),
       text: z.string(),

@@ -5,6 +5,7 @@ import { toPrompt, toToolSet } from './messages.js';
 import type { FinishReason, ModelRequest, ModelStreamPart } from './provider.js';
 import { reasoningOptions, type ReasoningFamily } from './reasoning.js';
 import { ReasoningBlocks } from './reasoning-blocks.js';
+import type { ImageSupport } from './images.js';
 
 // The SDK's own warning printer writes to the console; ours reports through notices instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
@@ -38,6 +39,10 @@ export interface AttemptOptions {
   idleTimeoutMs: number;
   /** The reasoning this model takes, if any: asked for at the request's effort, and handed back. */
   family?: ReasoningFamily | undefined;
+  /** How the model takes images (absent: text only, each image a note). */
+  media?: ImageSupport | undefined;
+  /** Named in the note a text-only model gets for an image. */
+  modelId?: string | undefined;
 }
 
 /**
@@ -64,7 +69,7 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
     const reasoning = opts.family ? reasoningOptions(opts.family, req.reasoning, modelId) : undefined;
     const result = streamText({
       model: opts.model,
-      ...toPrompt(req.system, req.messages, opts.cache, opts.family, req.reasoning),
+      ...toPrompt(req.system, req.messages, opts.cache, opts.family, req.reasoning, opts.media, opts.modelId),
       ...(req.tools.length > 0 ? { tools: toToolSet(req.tools) } : {}),
       ...(reasoning ? { providerOptions: reasoning } : {}),
       maxRetries: 0,

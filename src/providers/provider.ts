@@ -43,6 +43,8 @@ export interface ModelProvider {
   prepare?(signal: AbortSignal): Promise<void>;
   /** false: the model takes no reasoning effort (providers/reasoning.ts); absent: unknown (scripted). */
   readonly takesReasoning?: boolean;
+  /** true: the model sees images; false: each image reaches it as a note saying so (providers/images.ts); absent: unknown. */
+  readonly takesImages?: boolean;
   /** Throws a ModelError saying what to set when this model cannot run here (no key, no base URL). */
   check?(): void;
   stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;

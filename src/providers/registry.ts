@@ -7,6 +7,7 @@ import { reasoningFamily } from './reasoning.js';
 import type { ProviderFactory } from './resolve.js';
 import type { RetryPolicy } from './backoff.js';
 import { SdkProvider } from './sdk-provider.js';
+import { seesImages } from './images.js';
 
 /** Providers that need no config entry: the name in the model id is the type. */
 export const BUILTIN_PROVIDERS: Record<string, { type: ProviderType; keyEnv?: string }> = {
@@ -66,6 +67,8 @@ function build(modelId: string, name: string, model: string, config: FerretConfi
     keyHint: key.hint,
     cache: type === 'anthropic',
     reasoning: reasoningFamily(type, model),
+    // Responses and Messages take images inside a tool result; chat completions' tool messages are text only.
+    images: { see: seesImages(type, model, modelEntry?.vision), toolImages: type === 'openai' || type === 'anthropic' ? 'inline' : 'after' },
     pricing: price.pricing,
     contextWindow: price.contextWindow,
     // A local server knows the window it runs the model with; ask it when nothing else says.

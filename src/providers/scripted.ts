@@ -4,6 +4,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { z } from 'zod';
 import { FerretError, lazySchema, PricingSchema, UsageSchema } from '../protocol/index.js';
 import { isOverflowText } from './overflow.js';
+import { unseenImagesNotice } from './images.js';
 import { ContextOverflowError, ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 
 const ScriptedResponseSchema = lazySchema(() =>
@@ -26,6 +27,8 @@ export const ScriptedFileSchema = lazySchema(() =>
     responses: z.array(ScriptedResponseSchema),
     pricing: PricingSchema.partial().optional(),
     contextWindow: z.number().int().positive().optional(),
+    /** false: a text-only model (an image in its prompt is a notice, as for a real one); default true. */
+    vision: z.boolean().optional(),
   }),
 );
 export type ScriptedFile = z.infer<typeof ScriptedFileSchema>;
@@ -125,6 +128,7 @@ const YIELD_EVERY = 64;
 export class ScriptedProvider implements ModelProvider {
   readonly pricing;
   readonly contextWindow;
+  readonly takesImages: boolean;
   private readonly file: ScriptedFile;
 
   constructor(
@@ -136,6 +140,7 @@ export class ScriptedProvider implements ModelProvider {
     const p = this.file.pricing;
     this.pricing = p ? PricingSchema.parse(p) : undefined;
     this.contextWindow = this.file.contextWindow;
+    this.takesImages = this.file.vision !== false;
   }
 
   async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
@@ -145,6 +150,10 @@ export class ScriptedProvider implements ModelProvider {
       throw new ModelError(
         `scripted model ${this.id}: no response left (the file has ${this.file.responses.length}, this is call ${index + 1})`,
       );
+    }
+    if (!this.takesImages) {
+      const unseen = unseenImagesNotice(this.id, req.messages);
+      if (unseen) yield { type: 'notice', level: 'warning', text: unseen };
     }
     for (const text of r.reasoning ?? []) yield { type: 'reasoning', text };
     for (let i = 0; i < r.chunks.length; i++) {

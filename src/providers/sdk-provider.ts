@@ -6,6 +6,7 @@ import { DEFAULT_RETRY, retryDelayMs, seconds, type RetryPolicy } from './backof
 import { ContextOverflowError, ModelError, type ModelProvider, type ModelRequest, type ModelStreamPart } from './provider.js';
 import { ShownText } from './shown-text.js';
 import type { ReasoningFamily } from './reasoning.js';
+import { unseenImagesNotice, type ImageSupport } from './images.js';
 
 /** Longest silence tolerated mid-stream (reasoning models may think for minutes before a token). */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
@@ -28,6 +29,8 @@ export interface SdkProviderOptions extends FailureContext {
   timeScale?: number | undefined;
   /** The reasoning this model takes (providers/reasoning.ts); undefined: it is sent no effort. */
   reasoning?: ReasoningFamily | undefined;
+  /** Whether the model sees images and where a tool's images go (providers/images.ts); absent: text only. */
+  images?: ImageSupport | undefined;
 }
 
 /** A real model behind the AI SDK, with ferret's retry policy and its notices. */
@@ -36,6 +39,7 @@ export class SdkProvider implements ModelProvider {
   readonly pricing: Pricing | undefined;
   contextWindow: number | undefined;
   readonly takesReasoning: boolean;
+  readonly takesImages: boolean;
   private pendingNotice: string | undefined;
   private toldNoReasoning = false;
   private readonly retry: RetryPolicy;
@@ -45,6 +49,7 @@ export class SdkProvider implements ModelProvider {
     this.pricing = opts.pricing;
     this.contextWindow = opts.contextWindow;
     this.takesReasoning = opts.reasoning !== undefined;
+    this.takesImages = opts.images?.see === true;
     this.pendingNotice = opts.firstCallNotice;
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
   }
@@ -71,6 +76,10 @@ export class SdkProvider implements ModelProvider {
       this.toldNoReasoning = true;
       yield { type: 'notice', level: 'info', text: `${this.id} takes no reasoning effort: the session's setting (${req.reasoning}) is kept for models that do, and not sent to this one` };
     }
+    if (!this.takesImages) {
+      const unseen = unseenImagesNotice(this.id, req.messages);
+      if (unseen) yield { type: 'notice', level: 'warning', text: unseen };
+    }
     const model = await this.opts.model();
     // Loaded here, not at import: the AI SDK costs ~200 ms of start-up that scripted sessions never need.
     const [{ streamOnce }, { classifyFailure }] = await Promise.all([import('./attempt.js'), import('./failures.js')]);
@@ -82,7 +91,7 @@ export class SdkProvider implements ModelProvider {
     for (let attempt = 1; ; attempt++) {
       shown.restart();
       try {
-        for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs, family: this.opts.reasoning })) {
+        for await (const part of streamOnce(req, { model, cache: this.opts.cache, idleTimeoutMs, family: this.opts.reasoning, media: this.opts.images, modelId: this.id })) {
           if (part.type === 'text' || part.type === 'reasoning') {
             produced = true;
             yield* shown.pass(part);

@@ -1,4 +1,4 @@
-import type { FerretError, SessionEvent, SessionMeta } from '../protocol/index.js';
+import type { FerretError, ImageInput, SessionEvent, SessionMeta } from '../protocol/index.js';
 
 // The seam between the core and where sessions are kept: the file store (file-store.ts, the
 // default) and the fleet's Redis store (redis/store.ts, `--store redis://…`, loaded only then).
@@ -220,9 +220,9 @@ export interface FleetSeam {
 
 /** A command for a session, sent to the server that writes it (a follower's editor over ACP, an HTTP client). */
 export type FleetCall =
-  | { sessionId: string; op: 'startTurn'; text: string; origin?: string | undefined; turnId?: string | undefined; mentions?: { uri: string; name?: string | undefined }[] }
+  | { sessionId: string; op: 'startTurn'; text: string; origin?: string | undefined; turnId?: string | undefined; mentions?: { uri: string; name?: string | undefined }[]; images?: ImageInput[] | undefined }
   /** Answered with `{ turnId }` once the turn has started; its end is not waited for (HTTP `?wait=false`). */
-  | { sessionId: string; op: 'beginTurn'; text: string; origin?: string | undefined }
+  | { sessionId: string; op: 'beginTurn'; text: string; origin?: string | undefined; mentions?: { uri: string; name?: string | undefined }[]; images?: ImageInput[] | undefined }
   | { sessionId: string; op: 'close' }
   | { sessionId: string; op: 'cancel' }
   | { sessionId: string; op: 'respondPermission'; requestId: string; decision: 'allow' | 'deny' | 'always' | 'never'; by: string }

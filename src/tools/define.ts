@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FileAccess, PlanEntry, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
+import type { FileAccess, Image, PlanEntry, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 import type { HostFacts, RuleSet, WorkspaceFacts } from '../sandbox/index.js';
 
 export type { FileAccess, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
@@ -44,6 +44,8 @@ export interface ToolOutcome {
   output: string;
   exitCode?: number | null;
   capReached?: boolean;
+  /** Images for the model (read_file of a picture): kept once in the history, never in the output text. */
+  images?: Image[];
 }
 
 /** What a tool knows about approving one call, worked out once per call. */

@@ -12,6 +12,7 @@
 import { constants, type Stats, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { imageTypeOf, MAX_IMAGE_BYTES, sizeText, type Image } from '../protocol/index.js';
 import type { FileAccess } from './define.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -95,6 +96,44 @@ async function readText(p: string, signal?: AbortSignal): Promise<string> {
       got += bytesRead;
     }
     return buf.toString('utf8', 0, got);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** What readImage found: a picture (base64), one too large to hand over, or not a picture at all. */
+export type ImageRead = { image: Image; bytes: number } | { tooLarge: string } | undefined;
+
+/**
+ * The file as an image when its first bytes say it is a PNG, JPEG, GIF or WebP (whatever its
+ * name), read with the same care as readText; undefined when it is not one, or cannot be opened
+ * here (read_file then reads it as text, and says why that fails).
+ */
+export async function readImage(p: string, signal?: AbortSignal): Promise<ImageRead> {
+  signal?.throwIfAborted();
+  let fh: FileHandle;
+  try {
+    fh = await openExact(p, O_RDONLY);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) return undefined;
+    const head = Buffer.alloc(16);
+    const { bytesRead } = await fh.read(head, 0, head.length, 0);
+    const type = imageTypeOf(head.subarray(0, bytesRead));
+    if (!type) return undefined;
+    if (st.size > MAX_IMAGE_BYTES) return { tooLarge: `${p} is a ${sizeText(st.size)} ${type} image, more than the ${sizeText(MAX_IMAGE_BYTES)} ferret hands a model` };
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      signal?.throwIfAborted();
+      const r = await fh.read(buf, got, buf.length - got, got);
+      if (r.bytesRead === 0) break;
+      got += r.bytesRead;
+    }
+    return { image: { mimeType: type, data: buf.toString('base64', 0, got), name: basename(p) }, bytes: got };
   } finally {
     await fh.close();
   }

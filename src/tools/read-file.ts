@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
+import { sizeText } from '../protocol/index.js';
 import { defineTool, fail, ok } from './define.js';
+import { readImage } from './node-files.js';
 
 const MAX_LINES = 2000;
 
 export const readFileTool = defineTool({
   id: 'read_file',
-  description: 'Read a text file. Lines are numbered from 1; use offset/limit for large files.',
+  description: 'Read a text file (lines are numbered from 1; use offset/limit for large files), or look at an image (PNG, JPEG, GIF, WebP).',
   schema: z.object({
     path: z.string().min(1).describe('file path, relative to the workspace or absolute'),
     offset: z.number().int().min(1).optional().describe('first line to read (1-based)'),
@@ -21,6 +23,10 @@ export const readFileTool = defineTool({
   readMore: 'read the rest with read_file offset/limit (lines), a smaller range at a time; a single huge line cannot be paged by lines: read parts of it with bash, e.g. `cut -c1-2000`',
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);
+    // A picture is known by its first bytes, not its name; it goes to the model as an image.
+    const pic = await readImage(abs, ctx.signal);
+    if (pic && 'tooLarge' in pic) return fail(pic.tooLarge);
+    if (pic) return { status: 'completed', output: `[image ${a.path}: ${pic.image.mimeType}, ${sizeText(pic.bytes)}; handed to the model as an image]`, images: [pic.image] };
     let text: string;
     try {
       text = await ctx.files.readText(abs, ctx.signal);

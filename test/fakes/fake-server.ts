@@ -28,6 +28,32 @@ export interface RecordedRequest {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
+/** An image part a request carried, in whichever vendor's shape. */
+export interface RecordedImage {
+  /** Index of the request in `requests`. */
+  request: number;
+  mediaType: string;
+  /** Base64 bytes. */
+  data: string;
+  /** Inside a tool result (Responses' function_call_output, Anthropic's tool_result), not a user message. */
+  inToolResult: boolean;
+}
+
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+/** Every image part in a request body: OpenAI Responses `input_image`, Anthropic `image`, chat completions `image_url`. */
+export function imagesIn(body: unknown, request = 0, inToolResult = false): RecordedImage[] {
+  if (Array.isArray(body)) return body.flatMap((b) => imagesIn(b, request, inToolResult));
+  if (body === null || typeof body !== 'object') return [];
+  const o = body as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const url = o['type'] === 'input_image' ? o['image_url'] : o['type'] === 'image_url' ? o['image_url']?.url : undefined;
+  const m = typeof url === 'string' ? DATA_URL.exec(url) : null;
+  if (m) return [{ request, mediaType: m[1]!, data: m[2]!, inToolResult }];
+  if (o['type'] === 'image' && o['source']?.type === 'base64') return [{ request, mediaType: o['source'].media_type, data: o['source'].data, inToolResult }];
+  const tool = inToolResult || o['type'] === 'function_call_output' || o['type'] === 'tool_result';
+  return Object.values(o).flatMap((v) => imagesIn(v, request, tool));
+}
+
 const WINDOW_PATHS = /^\/(?:props|api\/show|v1\/models|api\/v0\/models\/.*)$/;
 
 /** An HTTP server on a loopback ephemeral port that answers queued replies in order and records every request. */
@@ -38,6 +64,10 @@ export class FakeServer {
   /** What those endpoints answer, by path (e.g. `/props`); any other is a 404 like a server without it. */
   readonly windowInfo = new Map<string, unknown>();
   private readonly replies: Reply[] = [];
+  /** The image parts of every recorded request, in order. */
+  get images(): RecordedImage[] {
+    return this.requests.flatMap((r, i) => imagesIn(r.body, i));
+  }
   private server: Server | undefined;
   url = '';
 
@@ -59,8 +89,9 @@ export class FakeServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let text = '';
-    for await (const c of req) text += String(c);
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8'); // whole before decoding: a large image body spans many chunks
     const recorded = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : undefined };
     if (WINDOW_PATHS.test(recorded.path)) {
       this.probes.push(recorded);

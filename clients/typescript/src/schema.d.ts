@@ -397,9 +397,25 @@ export interface components {
             /** @enum {string} */
             approval?: "suggest" | "auto" | "full-auto";
         };
+        ImageInputInput: {
+            /** @description The image's bytes, base64 (a data: URL prefix is taken off); PNG, JPEG, GIF or WebP, at most 5242880 bytes decoded */
+            data: string;
+            /** @description What the sender says it is; the bytes decide */
+            mimeType?: string;
+        };
+        MentionInputInput: {
+            /** @description A file or folder to give the model as context: file:///abs/path, or a path relative to the workspace; read under read_file's rules */
+            uri: string;
+            /** @description The name the client showed */
+            name?: string;
+        };
         MessageInput: {
             /** @description What the user says, or a slash command such as /status */
             text: string;
+            /** @description Images for the model (at most 4); a text-only model is told one was there */
+            images?: components["schemas"]["ImageInputInput"][];
+            /** @description @-mentioned files or folders (the first 20 are read) */
+            mentions?: components["schemas"]["MentionInputInput"][];
         };
         PermissionAnswerInput: {
             /** @description The permission request id (permission_request.id on the stream) */

@@ -8,10 +8,16 @@ export function tokensOf(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/**
+ * What one image costs, whatever its base64 length: about what Anthropic charges for a picture
+ * at its largest size before scaling (1,600) and above OpenAI's high-detail cost of a typical one.
+ */
+export const IMAGE_TOKENS = 1600;
+
 export function messageTokens(m: Message): number {
   switch (m.role) {
     case 'user':
-      return tokensOf(m.text) + 4;
+      return tokensOf(m.text) + 4 + (m.images?.length ?? 0) * IMAGE_TOKENS;
     case 'assistant': {
       let n = tokensOf(m.text) + 4;
       for (const c of m.toolCalls) n += tokensOf(c.name) + tokensOf(JSON.stringify(c.args ?? null)) + 8;
@@ -20,7 +26,7 @@ export function messageTokens(m: Message): number {
     }
     case 'tool': {
       let n = 0;
-      for (const r of m.results) n += tokensOf(r.output) + 8;
+      for (const r of m.results) n += tokensOf(r.output) + 8 + (r.images?.length ?? 0) * IMAGE_TOKENS;
       return n;
     }
   }

@@ -53,7 +53,8 @@ export function applyPrune(history: Message[], indices: readonly number[]): Mess
   for (const i of indices) {
     const m = out[i];
     if (m?.role !== 'tool') continue;
-    out[i] = { role: 'tool', results: m.results.map((r) => ({ ...r, output: PRUNED_OUTPUT })) };
+    // A cleared result's images go with its text (an image read again is read again).
+    out[i] = { role: 'tool', results: m.results.map(({ images: _images, ...r }) => ({ ...r, output: PRUNED_OUTPUT })) };
   }
   return out;
 }

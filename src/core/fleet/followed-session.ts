@@ -3,7 +3,7 @@ import type { SessionLog } from '../../store/session-store.js';
 import type { AttachOptions, ClientAttachment, QueuedTurnOptions, StartedTurn, TurnOptions } from '../api.js';
 import type { Listener, SubscribeOptions, Subscription } from '../bus.js';
 import { LocalSession } from '../session/local-session.js';
-import { TurnQueue } from '../session/turn-queue.js';
+import { promptExtras, TurnQueue } from '../session/turn-queue.js';
 import type { SessionState } from '../session-state.js';
 import type { LiveSession } from '../sessions/live-session.js';
 import type { RemoteSession } from './remote-session.js';
@@ -126,8 +126,8 @@ export class FollowedSession implements LiveSession {
   startTurn(text: string, opts?: TurnOptions): StartedTurn;
   startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
   startTurn(text: string, opts: TurnOptions & { queue?: true } = {}): StartedTurn | Promise<StartedTurn | 'cancelled'> {
-    if (opts.queue) return this.queue.start(text, opts.origin, opts.mentions);
-    return this.current.startTurn(text, { origin: opts.origin, ...(opts.mentions?.length ? { mentions: opts.mentions } : {}) });
+    if (opts.queue) return this.queue.start(text, opts.origin, opts);
+    return this.current.startTurn(text, { origin: opts.origin, ...promptExtras(opts) });
   }
   withdrawQueued(origin: string): boolean {
     return this.queue.withdraw(origin);

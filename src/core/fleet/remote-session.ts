@@ -1,4 +1,4 @@
-import { FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type SessionEvent, type TurnResult } from '../../protocol/index.js';
+import { checkImages, FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type SessionEvent, type TurnResult } from '../../protocol/index.js';
 import type { FleetCall, FleetSeam, FollowerLog } from '../../store/session-store.js';
 import type { QueuedTurnOptions, StartedTurn, TurnOptions } from '../api.js';
 import { checkModel } from '../model-check.js';
@@ -142,8 +142,9 @@ export class RemoteSession extends SessionBase implements LiveSession {
   startTurn(text: string, opts?: TurnOptions): StartedTurn;
   startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
   startTurn(text: string, opts: TurnOptions & { queue?: true } = {}): StartedTurn | Promise<StartedTurn | 'cancelled'> {
-    if (opts.queue) return this.queue.start(text, opts.origin, opts.mentions);
+    if (opts.queue) return this.queue.start(text, opts.origin, opts);
     if (this.body.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
+    checkImages(opts.images); // the writer checks too; a bad image is refused here without a round trip
     const turnId = `turn_${crypto.randomUUID().slice(0, 8)}`;
     let off: (() => void) | undefined;
     const ended = new Promise<TurnResult>((resolve) => {
@@ -153,7 +154,7 @@ export class RemoteSession extends SessionBase implements LiveSession {
         resolve({ turnId, stopReason, message: { role: 'assistant', text: said }, ...(error !== undefined ? { error } : {}), ...(errorCode !== undefined ? { errorCode } : {}) });
       });
     });
-    const answered = this.remote({ sessionId: this.id, op: 'startTurn', text, origin: opts.origin, turnId, ...(opts.mentions?.length ? { mentions: [...opts.mentions] } : {}) }) as Promise<TurnResult>;
+    const answered = this.remote({ sessionId: this.id, op: 'startTurn', text, origin: opts.origin, turnId, ...(opts.mentions?.length ? { mentions: [...opts.mentions] } : {}), ...(opts.images?.length ? { images: [...opts.images] } : {}) }) as Promise<TurnResult>;
     const done = Promise.race([answered, ended]).finally(() => off?.());
     return { turnId, done };
   }

@@ -1,4 +1,4 @@
-import { errorText, FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
+import { checkImages, errorText, FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
 import type { LogMark, SessionLog } from '../../store/session-store.js';
 import type { Tool } from '../../tools/define.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -143,7 +143,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
   startTurn(text: string, opts?: TurnOptions & { turnId?: string }): StartedTurn;
   startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
   startTurn(text: string, opts: TurnOptions & { turnId?: string; queue?: true } = {}): StartedTurn | Promise<StartedTurn | 'cancelled'> {
-    if (opts.queue) return this.queue.start(text, opts.origin, opts.mentions);
+    if (opts.queue) return this.queue.start(text, opts.origin, opts);
     if (this.body.closed) throw new FerretError('session_not_found', `session ${this.id} is closed`);
     // Its store cannot write now (Redis away, the lease lost): a turn whose events only memory holds is refused.
     const down = this.log.unavailable();
@@ -158,7 +158,9 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     const turnId = opts.turnId ?? `turn_${crypto.randomUUID().slice(0, 8)}`;
     const origin = opts.origin;
     const controller = new AbortController();
-    const done = runTurn(this, { turnId, text, origin, signal: controller.signal, ...(opts.mentions?.length ? { mentions: opts.mentions } : {}) })
+    // A bad image is the sender's error, said before anything starts (naming which one).
+    const images = checkImages(opts.images);
+    const done = runTurn(this, { turnId, text, origin, signal: controller.signal, ...(opts.mentions?.length ? { mentions: opts.mentions } : {}), ...(images.length ? { images } : {}) })
       // The answer goes out once the turn's events are in the store (Redis acknowledges writes
       // later): a read through another fleet server right after it sees the whole turn.
       .then(async (r) => {

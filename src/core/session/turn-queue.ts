@@ -1,5 +1,10 @@
 import type { StartedTurn, TurnOptions } from '../api.js';
 
+/** What a prompt carries besides its text, only the fields it has: passed on unchanged by queues and the fleet. */
+export function promptExtras(o: TurnOptions): Pick<TurnOptions, 'mentions' | 'images'> {
+  return { ...(o.mentions?.length ? { mentions: o.mentions } : {}), ...(o.images?.length ? { images: o.images } : {}) };
+}
+
 /** What a queued prompt watches and starts: a session, written here or followed. */
 export interface QueueHost {
   readonly status: 'idle' | 'running';
@@ -21,7 +26,7 @@ export class TurnQueue {
 
   constructor(private readonly host: QueueHost) {}
 
-  async start(text: string, origin: string | undefined, mentions?: TurnOptions['mentions']): Promise<StartedTurn | 'cancelled'> {
+  async start(text: string, origin: string | undefined, extras: TurnOptions = {}): Promise<StartedTurn | 'cancelled'> {
     const waiting = new AbortController();
     this.waiting.set(waiting, origin);
     try {
@@ -32,7 +37,7 @@ export class TurnQueue {
           await untilAborted(this.host.settled(), waiting.signal); // a cancelled (or another client's) turn unwinds first
           continue;
         }
-        return this.host.startTurn(text, { origin, ...(mentions?.length ? { mentions } : {}) });
+        return this.host.startTurn(text, { origin, ...promptExtras(extras) });
       }
     } finally {
       this.waiting.delete(waiting);

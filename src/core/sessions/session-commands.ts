@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { SessionCommand, SessionHandle, StartedTurn, TurnOptions } from '../api.js';
+import { promptExtras } from '../session/turn-queue.js';
 
 export type { CommandAnswer, SessionCommand } from '../api.js';
 
@@ -20,9 +21,9 @@ export const COMMAND_WAIT_MS = 30_000;
 export async function runCommand(s: Written, call: Exclude<SessionCommand, { op: 'close' }>, logger: Logger): Promise<unknown> {
   switch (call.op) {
     case 'startTurn':
-      return s.startTurn(call.text, { origin: call.origin, ...(call.turnId !== undefined ? { turnId: call.turnId } : {}), ...(call.mentions?.length ? { mentions: call.mentions } : {}) }).done;
+      return s.startTurn(call.text, { origin: call.origin, ...(call.turnId !== undefined ? { turnId: call.turnId } : {}), ...promptExtras(call) }).done;
     case 'beginTurn': {
-      const { turnId, done } = s.startTurn(call.text, { origin: call.origin });
+      const { turnId, done } = s.startTurn(call.text, { origin: call.origin, ...promptExtras(call) });
       done.catch((err: unknown) => logger.error({ err, sessionId: s.id, turnId }, 'turn failed'));
       return { turnId };
     }

@@ -24,7 +24,14 @@ const P = {
   })),
   load: lazySchema(() => z.object({ sessionId: SessionId })),
   list: lazySchema(() => z.object({ cursor: z.string().optional(), limit: z.number().int().positive().max(10_000).optional(), cwd: z.string().optional() }).loose()),
-  message: lazySchema(() => z.object({ sessionId: SessionId, text: z.string() })),
+  message: lazySchema(() =>
+    z.object({
+      sessionId: SessionId,
+      text: z.string(),
+      images: z.array(z.object({ data: z.string().min(1), mimeType: z.string().optional() })).optional(),
+      mentions: z.array(z.object({ uri: z.string().min(1), name: z.string().optional() })).optional(),
+    }),
+  ),
   cancel: lazySchema(() => z.object({ sessionId: SessionId })),
   setMode: lazySchema(() => z.object({ sessionId: SessionId, mode: AgentModeSchema })),
   setModel: lazySchema(() => z.object({ sessionId: SessionId, model: z.string().min(1) })),
@@ -75,7 +82,7 @@ export class FerretDialect implements Dialect {
       case 'session/message': {
         const p = parseParams(P.message, params);
         const s = this.session(p.sessionId);
-        const { done } = s.startTurn(p.text, { origin: `acp:${this.ctx.connectionId}` });
+        const { done } = s.startTurn(p.text, { origin: `acp:${this.ctx.connectionId}`, ...(p.images?.length ? { images: p.images } : {}), ...(p.mentions?.length ? { mentions: p.mentions } : {}) });
         return done;
       }
       case 'session/cancel': {

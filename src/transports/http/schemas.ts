@@ -4,6 +4,9 @@ import {
   ApprovalPresetSchema,
   ReasoningEffortSchema,
   DecisionSchema,
+  MAX_IMAGE_BASE64,
+  MAX_IMAGE_BYTES,
+  MAX_IMAGES_PER_MESSAGE,
   SandboxModeSchema,
   SESSION_ID_PATTERN,
   SessionDescriptionSchema,
@@ -76,7 +79,36 @@ export const SessionDetail = named(
   }),
 );
 
-export const MessageBody = named('Message', z.object({ text: z.string().describe('What the user says, or a slash command such as /status') }).strict());
+export const ImageInput = named(
+  'ImageInput',
+  z
+    .object({
+      data: z.string().min(1).max(MAX_IMAGE_BASE64 + 64).describe(`The image's bytes, base64 (a data: URL prefix is taken off); PNG, JPEG, GIF or WebP, at most ${MAX_IMAGE_BYTES} bytes decoded`),
+      mimeType: z.string().optional().describe('What the sender says it is; the bytes decide'),
+    })
+    .strict(),
+);
+export const MentionInput = named(
+  'MentionInput',
+  z
+    .object({
+      uri: z.string().min(1).describe("A file or folder to give the model as context: file:///abs/path, or a path relative to the workspace; read under read_file's rules"),
+      name: z.string().optional().describe('The name the client showed'),
+    })
+    .strict(),
+);
+export const MessageBody = named(
+  'Message',
+  z
+    .object({
+      text: z.string().describe('What the user says, or a slash command such as /status'),
+      images: z.array(ImageInput).max(MAX_IMAGES_PER_MESSAGE).optional().describe(`Images for the model (at most ${MAX_IMAGES_PER_MESSAGE}); a text-only model is told one was there`),
+      mentions: z.array(MentionInput).max(20).optional().describe('@-mentioned files or folders (the first 20 are read)'),
+    })
+    .strict(),
+);
+/** The message route takes images: its body may be this large (every other route keeps the server's limit). */
+export const MESSAGE_BODY_LIMIT = 32 * 1024 * 1024;
 export const MessageQuery = z.object({
   wait: z
     .enum(['true', 'false', '1', '0'])

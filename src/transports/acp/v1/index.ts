@@ -69,7 +69,7 @@ class AcpV1Dialect implements Dialect {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         // fork is the SDK's unstable method (its stable schema has no name for it yet).
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, ...UNSTABLE_SESSION_CAPS },
@@ -220,7 +220,7 @@ class AcpV1Dialect implements Dialect {
     const p = parseParams(P.prompt, params);
     const link = this.linkOf(this.session(p.sessionId));
     const prompt = promptParts(p.prompt);
-    const started = await link.startTurn(prompt.text, prompt.mentions);
+    const started = await link.startTurn(prompt.text, { mentions: prompt.mentions, images: prompt.images });
     if (started === 'cancelled') return { stopReason: 'cancelled' };
     const r = await started.done;
     this.sendCommands(link.session); // a turn may have added or changed the team's command files

@@ -1,4 +1,4 @@
-import { ZERO_USAGE, type ClientAttachment, type EventData, type Mention, type SessionHandle, type SessionEvent, type Sessions, type StartedTurn } from '../../../core/index.js';
+import { ZERO_USAGE, type ClientAttachment, type EventData, type TurnOptions, type SessionHandle, type SessionEvent, type Sessions, type StartedTurn } from '../../../core/index.js';
 import type { DialectContext } from '../dialect.js';
 import { clientFiles, type FsCaps } from './client-files.js';
 import { toSpec } from './mcp-servers.js';
@@ -27,6 +27,8 @@ export class SessionLink {
   private attachment: ClientAttachment | undefined;
   /** The turn this client started, so Stop and close touch only that one. */
   private myTurnId: string | undefined;
+  /** The turn whose turn_start came last, when this client started it: its user message is not echoed either. */
+  private lastTurnOwn: string | undefined;
   /** Permission prompts shown to this client, withdrawn when settled elsewhere or the turn ends. */
   private readonly questions = new Map<string, AbortController>();
   /** This client's id in the core: the origin of the turns it starts. */
@@ -106,8 +108,8 @@ export class SessionLink {
    * Starts this client's prompt as the session's next turn: the core queues it behind a running
    * one (ACP v1 has no busy answer), or answers 'cancelled' when Stop withdrew it while it waited.
    */
-  async startTurn(text: string, mentions: readonly Mention[] = []): Promise<StartedTurn | 'cancelled'> {
-    const started = await this.session.startTurn(text, { origin: this.clientId, queue: true, ...(mentions.length ? { mentions } : {}) });
+  async startTurn(text: string, extras: Pick<TurnOptions, 'mentions' | 'images'> = {}): Promise<StartedTurn | 'cancelled'> {
+    const started = await this.session.startTurn(text, { origin: this.clientId, queue: true, ...extras });
     if (started !== 'cancelled') this.myTurnId = started.turnId;
     return started;
   }
@@ -132,8 +134,10 @@ export class SessionLink {
   }
 
   private send(mapper: UpdateMapper, e: SessionEvent, replay: boolean): void {
-    // The user's own words are already in its editor; a turn from elsewhere (or a replay) shows them.
-    const showUser = replay || e.type !== 'turn_start' || e.data.origin !== this.clientId;
+    // The user's own words (and images) are already in its editor; a turn from elsewhere (or a replay) shows them.
+    if (e.type === 'turn_start') this.lastTurnOwn = e.data.origin === this.clientId ? e.data.turnId : undefined;
+    const own = (e.type === 'turn_start' && e.data.origin === this.clientId) || (e.type === 'message' && e.data.turnId === this.lastTurnOwn);
+    const showUser = replay || !own;
     for (const out of mapper.map(e, showUser)) {
       if ('update' in out && this.ctx.legacyUpdates && NEWER_THAN_0_4.has(out.update.sessionUpdate)) continue;
       if ('update' in out) this.ctx.notify('session/update', { sessionId: this.session.id, update: out.update });

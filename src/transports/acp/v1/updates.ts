@@ -114,8 +114,15 @@ export class UpdateMapper {
         return [{ update: { sessionUpdate: 'plan', entries: e.data.entries.map((p) => ({ content: p.content, priority: p.priority, status: p.status })) } }];
       case 'session_info':
         return [{ update: { sessionUpdate: 'session_info_update', title: e.data.title, updatedAt: new Date(e.ts).toISOString() } }];
+      case 'message': {
+        // The person's images, once, from the message that keeps them (turn_start carried the text).
+        const m = e.data.message;
+        if (!showUser || m.role !== 'user' || !m.images?.length) return [];
+        return m.images.map((im) => ({
+          update: { sessionUpdate: 'user_message_chunk', content: { type: 'image', data: im.data, mimeType: im.mimeType, ...(im.name && /^[a-z][a-z0-9+.-]*:/i.test(im.name) ? { uri: im.name } : {}) } },
+        }));
+      }
       case 'session_created':
-      case 'message':
         return [];
     }
   }

@@ -4,6 +4,7 @@ import {
   errors,
   guardErrors,
   ListQuery,
+  MESSAGE_BODY_LIMIT,
   MessageBody,
   MessageQuery,
   NewSessionBody,
@@ -122,6 +123,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
   });
 
   app.post('/session/:id/message', {
+    bodyLimit: MESSAGE_BODY_LIMIT,
     schema: {
       operationId: 'sendMessage',
       tags: ['turns'],
@@ -133,9 +135,11 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     },
   }, async (req, reply) => {
     const id = m.get(req.params.id).id;
+    const { text, images, mentions } = req.body;
+    const extras = { ...(images?.length ? { images } : {}), ...(mentions?.length ? { mentions } : {}) };
     // Run here, or on the fleet server that writes the session (the same answer either way).
-    if (!req.query.wait) return reply.code(202).send(await m.command(id, { op: 'beginTurn', text: req.body.text, origin: 'http' }));
-    return reply.code(200).send(await m.command(id, { op: 'startTurn', text: req.body.text, origin: 'http' }));
+    if (!req.query.wait) return reply.code(202).send(await m.command(id, { op: 'beginTurn', text, origin: 'http', ...extras }));
+    return reply.code(200).send(await m.command(id, { op: 'startTurn', text, origin: 'http', ...extras }));
   });
 
   app.post('/session/:id/cancel', {

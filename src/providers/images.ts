@@ -1,0 +1,57 @@
+import { sizeText, type Image, type Message } from '../protocol/index.js';
+import type { ProviderType } from './provider-types.js';
+
+// Which models see images, and what a model that does not is told instead. Decided here, once,
+// for every provider: a text-only model gets a note where each image was (never a silent drop,
+// never a vendor error), and the person a notice.
+
+/** How a provider takes images: whether the model sees them, and where a tool's images go. */
+export interface ImageSupport {
+  /** The model sees images. */
+  see: boolean;
+  /**
+   * `inline`: inside the tool result (OpenAI Responses and Anthropic take image parts there);
+   * `after`: the tool result says so in text and a user message with the images follows it
+   * (chat completions, whose tool messages are text only).
+   */
+  toolImages: 'inline' | 'after';
+}
+
+/** Text-only models of the vendors whose current models all see images. */
+const TEXT_ONLY = /^(?:o1-mini|o3-mini|gpt-3\.5|claude-(?:2|instant))/;
+/** Local and compatible models whose names say they see images; any other is taken as text-only. */
+const SEES_BY_NAME = /(?:llava|bakllava|vision|[-_.]vl\b|vl[-_:]|pixtral|gemma-?3|minicpm-v|moondream|qwen2\.5-?vl|qwen3-?vl|internvl|molmo|-omni)/i;
+
+/**
+ * Whether a model sees images: config.json's `vision` when set; else every OpenAI and Anthropic
+ * model but a few old text-only ones; else (Ollama, compatible servers) only a model whose name
+ * says so (llava, `-vl`, vision, pixtral, gemma3, …): a local text model sent an image often
+ * fails the whole call, a note costs nothing.
+ */
+export function seesImages(type: ProviderType, model: string, configured: boolean | undefined): boolean {
+  if (configured !== undefined) return configured;
+  if (type === 'openai' || type === 'anthropic') return !TEXT_ONLY.test(model);
+  return SEES_BY_NAME.test(model);
+}
+
+/** Where an image was, for a model that cannot see it. */
+export function imageNote(im: Image, modelId: string): string {
+  const what = `${im.name ? `${im.name}, ` : ''}${im.mimeType}, ${sizeText(Math.floor((im.data.length * 3) / 4))}`;
+  return `[an image was attached here (${what}), but ${modelId} cannot see images; say so if it matters, and ask for a description or a vision model]`;
+}
+
+/**
+ * The notice for the person when the newest messages (since the model last spoke) carry images
+ * this model will not see; undefined when they carry none.
+ */
+export function unseenImagesNotice(modelId: string, messages: readonly Message[]): string | undefined {
+  let n = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') break;
+    if (m.role === 'user') n += m.images?.length ?? 0;
+    else for (const r of m.results) n += r.images?.length ?? 0;
+  }
+  if (n === 0) return undefined;
+  return `${modelId} cannot see images: ${n === 1 ? 'the image' : `the ${n} images`} reached it as a note saying so. Pick a vision model (or set providers.<name>.models["<model>"].vision in config.json) to show ${n === 1 ? 'it' : 'them'}`;
+}

@@ -67,11 +67,14 @@ describe('team slash commands from files', () => {
     writeFileSync(join(ws, 'secret.txt'), 'secret');
     symlinkSync(join(ws, 'secret.txt'), join(ws, '.ferret/commands/leak.md'));
     execFileSync('mkfifo', [join(ws, '.ferret/commands/pipe.md')]);
+    mkdirSync(join(ws, 'shared'));
+    put(ws, 'shared/x.md', 'outside the commands folder');
+    symlinkSync(join(ws, 'shared'), join(ws, '.ferret/commands/shared'));
     const scan = scanTeamCommands(ws, home);
     expect(scan.commands.map((c) => [c.name, c.source])).toEqual([['review', 'workspace']]);
     const why = Object.fromEntries(scan.skipped.map((s) => [s.file.slice(ws.length + 1), s.reason]));
     expect(Object.keys(why).sort()).toEqual(
-      ['.claude/commands/Review.md', '.ferret/commands/Compact.md', '.ferret/commands/a/b', '.ferret/commands/bad name.md', '.ferret/commands/huge.md', '.ferret/commands/leak.md', '.ferret/commands/pipe.md', '.ferret/commands/status.md'].sort(),
+      ['.claude/commands/Review.md', '.ferret/commands/Compact.md', '.ferret/commands/a/b', '.ferret/commands/bad name.md', '.ferret/commands/huge.md', '.ferret/commands/leak.md', '.ferret/commands/pipe.md', '.ferret/commands/shared', '.ferret/commands/status.md'].sort(),
     );
     expect(why['.ferret/commands/Compact.md']).toMatch(/built-in \/compact, which always wins/);
     expect(why['.ferret/commands/status.md']).toMatch(/built-in \/status/);
@@ -79,6 +82,7 @@ describe('team slash commands from files', () => {
     expect(why['.ferret/commands/huge.md']).toMatch(/more than the 65536/);
     expect(why['.ferret/commands/leak.md']).toMatch(/symlink/);
     expect(why['.ferret/commands/pipe.md']).toBe('not a regular file');
+    expect(why['.ferret/commands/shared']).toMatch(/symlinked folder, which is not followed/);
     // /Compact is not a team command: it is no command at all (the model gets it as text).
     expect(findTeamCommand('/Compact now', ws, home)).toBeUndefined();
   });

@@ -3,7 +3,7 @@
 // is `/git:pr`; `.claude/commands/` is read too, so a team's Claude Code commands work as they are.
 // A command file is data: its text becomes the user's message with the arguments put in, and
 // nothing in it runs (no shell, no file inclusion). Read fresh when asked: a few small folders.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { SLASH_COMMANDS, type SlashCommand } from '../../protocol/index.js';
 
@@ -123,6 +123,10 @@ function readRoot(root: Root, skipped: SkippedCommand[]): TeamCommand[] {
         else visit(p, `${e.name}:`);
         continue;
       }
+      if (e.isSymbolicLink() && !e.name.endsWith('.md') && isDirectory(p)) {
+        skipped.push({ file: p, reason: 'a symlinked folder, which is not followed (copy the files instead)' });
+        continue;
+      }
       if (!e.name.endsWith('.md')) continue; // a README.txt or a picture beside the commands is not one
       if (out.length >= MAX_PER_ROOT) {
         if (!full) skipped.push({ file: dir, reason: `more than ${MAX_PER_ROOT} command files: the rest are not read` });
@@ -146,6 +150,14 @@ function readRoot(root: Root, skipped: SkippedCommand[]): TeamCommand[] {
   };
   visit(realRoot, '');
   return out;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

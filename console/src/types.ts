@@ -37,3 +37,6 @@ export interface AuthState {
   authenticated: boolean;
   csrfToken?: string;
 }
+
+/** GET /session/:id/commands: one entry of the `/` menu (`source` says whose: ferret's, the team's or the person's). */
+export type SlashCommandItem = S['CommandList']['commands'][number] & { source?: 'builtin' | 'workspace' | 'user' };

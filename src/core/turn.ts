@@ -5,7 +5,8 @@ import { compactIfNeeded } from './compaction/compact.js';
 import { errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type Image, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
-import { expandCommand, findTeamCommand } from './commands/team-commands.js';
+import { expandCommand } from './commands/team-commands.js';
+import { teamCommandOfTurn } from './commands/turn-command.js';
 import { mentionsText } from './loop/mentions.js';
 import { titleOf } from './session/title.js';
 import { runCalls } from './loop/run-calls.js';
@@ -55,7 +56,7 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
     await session.deps.loadTools?.(); // the first turn of a process loads the built-in tools (warm-up may have)
     const command = parseSlashCommand(text);
     // A team's own command (a Markdown file) becomes the user's message, arguments filled in.
-    const team = command ? undefined : findTeamCommand(text, session.state.cwd, session.deps.home);
+    const team = teamCommandOfTurn(session, command ? undefined : text);
     const prompt = team ? expandCommand(team.command, team.args) : text;
     const outcome = command ? await runSlashCommand(session, command.name, command.arg, turnId, signal) : { kind: 'prompt' as const, text: prompt };
     if (outcome.kind === 'answer') {

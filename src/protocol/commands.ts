@@ -6,6 +6,8 @@ export interface SlashCommand {
   description: string;
   /** What the argument is, for a client's input hint; absent = takes none. */
   hint?: string;
+  /** Where it comes from: ferret itself, the workspace's command files, or the person's ($CHIMERA_HOME). */
+  source?: 'builtin' | 'workspace' | 'user';
 }
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [

@@ -5,6 +5,7 @@ import { SessionStore } from '../session-store.js';
 import { openEventStream, type Connection } from '../stream.js';
 import { APPROVALS, MODES, type Approval, type Decision, type Mode, type ModelList, type Prompt, type SessionDetail } from '../types.js';
 import { TurnChart } from './chart.js';
+import { CommandPicker, matchingCommands, useCommands } from './command-picker.js';
 import { tokens, usd } from './format.js';
 import { usePolling, useSubscription } from './hooks.js';
 import { PermissionPrompt } from './permission-prompt.js';
@@ -207,7 +208,7 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
             {error}
           </p>
         )}
-        <Composer running={running} send={send} stop={stop} />
+        <Composer sessionId={id} running={running} send={send} stop={stop} />
       </div>
       <aside class="side" aria-label="Session settings and usage">
         <h2>Settings</h2>
@@ -293,9 +294,19 @@ function Scroller({ version, children }: { version: number; children: ComponentC
   );
 }
 
-function Composer({ running, send, stop }: { running: boolean; send: (text: string) => Promise<boolean>; stop: () => Promise<void> }) {
+function Composer({ sessionId, running, send, stop }: { sessionId: string; running: boolean; send: (text: string) => Promise<boolean>; stop: () => Promise<void> }) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
+  const [active, setActive] = useState(0);
+  const [dismissed, setDismissed] = useState(false);
+  // Read again when a turn ends: a command file added meanwhile shows without a reload.
+  const commands = useCommands(sessionId, running);
+  const items = dismissed ? [] : matchingCommands(text, commands);
+  const pick = items[Math.min(active, items.length - 1)];
+  const choose = (c: { name: string }) => {
+    setText(`/${c.name} `);
+    setActive(0);
+  };
   const submit = async () => {
     const t = text.trim();
     if (!t || sending || running) return;
@@ -311,17 +322,35 @@ function Composer({ running, send, stop }: { running: boolean; send: (text: stri
         void submit();
       }}
     >
+      <CommandPicker items={items} active={Math.min(active, items.length - 1)} choose={choose} />
       <label for="composer-text" class="sr-only">
         Message
       </label>
       <textarea
         id="composer-text"
         rows={3}
-        placeholder={running ? 'A turn is running… (Esc stops it)' : 'Say what to do (Enter sends, Shift+Enter is a new line; /status and the other slash commands work)'}
+        placeholder={running ? 'A turn is running… (Esc stops it)' : 'Say what to do (Enter sends, Shift+Enter is a new line; type / for the commands)'}
         value={text}
-        onInput={(e) => setText(e.currentTarget.value)}
+        aria-autocomplete="list"
+        // Only while the menu is there: an id that names nothing is an accessibility error.
+        {...(pick ? { 'aria-controls': 'command-picker', 'aria-activedescendant': `command-${items.indexOf(pick)}` } : {})}
+        onInput={(e) => {
+          setText(e.currentTarget.value);
+          setActive(0);
+          setDismissed(false);
+        }}
         onKeyDown={(e) => {
-          if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+          if (items.length > 0 && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+            e.preventDefault();
+            setActive((i) => (Math.min(i, items.length - 1) + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length);
+          } else if (pick && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && !e.isComposing && text !== `/${pick.name}`))) {
+            // Tab, or Enter on a name not typed out yet, completes it; Enter on a whole name sends it.
+            e.preventDefault();
+            choose(pick);
+          } else if (e.key === 'Escape' && items.length > 0) {
+            e.preventDefault();
+            setDismissed(true);
+          } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
             e.preventDefault();
             void submit();
           } else if (e.key === 'Escape' && running) {

@@ -3,8 +3,8 @@
 // is `/git:pr`; `.claude/commands/` is read too, so a team's Claude Code commands work as they are.
 // A command file is data: its text becomes the user's message with the arguments put in, and
 // nothing in it runs (no shell, no file inclusion). Read fresh when asked: a few small folders.
-import { lstatSync, readdirSync, readFileSync, realpathSync, type Dirent } from 'node:fs';
-import { join, relative } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { SLASH_COMMANDS, type SlashCommand } from '../../protocol/index.js';
 
 export interface TeamCommand extends SlashCommand {
@@ -12,6 +12,19 @@ export interface TeamCommand extends SlashCommand {
   template: string;
   /** Where it was read from (shown in docs and listings). */
   file: string;
+  /** The workspace's folders, or the person's ($CHIMERA_HOME). */
+  source: 'workspace' | 'user';
+}
+
+/** A command file (or folder) that was left out, and why: said once to the person (skipped-notices.ts). */
+export interface SkippedCommand {
+  file: string;
+  reason: string;
+}
+
+export interface CommandScan {
+  commands: TeamCommand[];
+  skipped: SkippedCommand[];
 }
 
 /** A command file larger than this is skipped. */
@@ -20,65 +33,175 @@ const MAX_BYTES = 64 * 1024;
 const MAX_PER_ROOT = 200;
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
 
+interface Root {
+  dir: string;
+  /** The folder the commands folder must really be inside (a symlinked `.ferret` may not lead out). */
+  within: string;
+  source: TeamCommand['source'];
+}
+
+function roots(cwd: string, home: string): Root[] {
+  return [
+    { dir: join(cwd, '.ferret', 'commands'), within: cwd, source: 'workspace' },
+    { dir: join(cwd, '.claude', 'commands'), within: cwd, source: 'workspace' },
+    { dir: join(home, 'ferret', 'commands'), within: home, source: 'user' },
+  ];
+}
+
 /** The folders read, first wins on a name clash: the workspace's own, then the person's. */
 export function commandRoots(cwd: string, home: string): string[] {
-  return [join(cwd, '.ferret', 'commands'), join(cwd, '.claude', 'commands'), join(home, 'ferret', 'commands')];
+  return roots(cwd, home).map((r) => r.dir);
 }
 
 /** Every team command for a workspace (built-in names are left out: a built-in always wins). */
 export function teamCommands(cwd: string, home: string): TeamCommand[] {
-  const byName = new Map<string, TeamCommand>();
-  const builtin = new Set(SLASH_COMMANDS.map((c) => c.name));
-  for (const root of commandRoots(cwd, home)) {
-    for (const c of readRoot(root)) if (!byName.has(c.name) && !builtin.has(c.name)) byName.set(c.name, c);
-  }
-  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return scanTeamCommands(cwd, home).commands;
 }
 
-function readRoot(root: string): TeamCommand[] {
+/**
+ * The team commands of a workspace, and the files left out with the reason. A name that is a
+ * built-in's in any letter case (`Compact.md`) is refused: `/Compact` beside `/compact` in a menu
+ * would run the file where the person meant ferret's own command. Names are one per letter case
+ * too (the first folder's wins), so a menu never shows two look-alikes.
+ */
+export function scanTeamCommands(cwd: string, home: string): CommandScan {
+  const byName = new Map<string, TeamCommand>();
+  const skipped: SkippedCommand[] = [];
+  const builtin = new Map(SLASH_COMMANDS.map((c) => [c.name.toLowerCase(), c.name]));
+  for (const root of roots(cwd, home)) {
+    for (const c of readRoot(root, skipped)) {
+      const key = c.name.toLowerCase();
+      const clash = builtin.get(key);
+      const first = byName.get(key);
+      if (clash !== undefined) skipped.push({ file: c.file, reason: `/${c.name} is ferret's built-in /${clash}, which always wins: rename the file` });
+      else if (first && first.name !== c.name) skipped.push({ file: c.file, reason: `/${c.name} differs from /${first.name} (${first.file}) only in letter case: rename one` });
+      else if (!first) byName.set(key, c);
+      // The same name in a later folder is the documented override: the workspace's wins, silently.
+    }
+  }
+  return { commands: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)), skipped };
+}
+
+const inside = (root: string, p: string) => {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+function readRoot(root: Root, skipped: SkippedCommand[]): TeamCommand[] {
   let realRoot: string;
   try {
-    if (!lstatSync(root).isDirectory()) return []; // a symlinked commands folder is not followed
-    realRoot = realpathSync(root);
-  } catch {
+    const st = lstatSync(root.dir, { throwIfNoEntry: false });
+    if (st === undefined) return [];
+    if (!st.isDirectory()) {
+      skipped.push({ file: root.dir, reason: st.isSymbolicLink() ? 'the commands folder is a symlink, which is not followed' : 'not a folder' });
+      return [];
+    }
+    realRoot = realpathSync(root.dir);
+    if (!inside(realpathSync(root.within), realRoot)) {
+      skipped.push({ file: root.dir, reason: `leads out of ${root.within} (to ${realRoot}) through a symlink, so it is not read` });
+      return [];
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') skipped.push({ file: root.dir, reason: `cannot be read: ${(err as Error).message}` });
     return [];
   }
   const out: TeamCommand[] = [];
+  let full = false;
   const visit = (dir: string, prefix: string) => {
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
+    } catch (err) {
+      skipped.push({ file: dir, reason: `cannot be read: ${(err as Error).message}` });
       return;
     }
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (out.length >= MAX_PER_ROOT) return;
       const p = join(dir, e.name);
-      if (e.isDirectory() && !prefix && NAME.test(e.name)) visit(p, `${e.name}:`);
+      if (e.isDirectory()) {
+        if (prefix) skipped.push({ file: p, reason: 'command folders are one level deep; this one is not read' });
+        else if (!NAME.test(e.name)) skipped.push({ file: p, reason: 'not a command name (letters, digits, _ and -, at most 64)' });
+        else visit(p, `${e.name}:`);
+        continue;
+      }
+      if (e.isSymbolicLink() && !e.name.endsWith('.md') && isDirectory(p)) {
+        skipped.push({ file: p, reason: 'a symlinked folder, which is not followed (copy the files instead)' });
+        continue;
+      }
+      if (!e.name.endsWith('.md')) continue; // a README.txt or a picture beside the commands is not one
+      if (out.length >= MAX_PER_ROOT) {
+        if (!full) skipped.push({ file: dir, reason: `more than ${MAX_PER_ROOT} command files: the rest are not read` });
+        full = true;
+        return;
+      }
       // Plain files only: a symlink could point anywhere (a secret, a device).
-      if (!e.isFile() || !e.name.endsWith('.md')) continue;
+      if (e.isSymbolicLink()) {
+        skipped.push({ file: p, reason: 'a symlink, which is not followed (copy the file instead)' });
+        continue;
+      }
       const base = e.name.slice(0, -3);
-      if (!NAME.test(base)) continue;
-      const c = readCommand(p, `${prefix}${base}`, realRoot);
-      if (c) out.push(c);
+      if (!NAME.test(base)) {
+        skipped.push({ file: p, reason: 'not a command name (letters, digits, _ and -, at most 64, before .md)' });
+        continue;
+      }
+      const read = readCommandFile(p, realRoot);
+      if (typeof read === 'string') out.push(parseCommand(`${prefix}${base}`, read, p, root.source));
+      else skipped.push({ file: p, reason: read.reason });
     }
   };
   visit(realRoot, '');
   return out;
 }
 
-function readCommand(file: string, name: string, root: string): TeamCommand | undefined {
+function isDirectory(p: string): boolean {
   try {
-    const st = lstatSync(file);
-    if (!st.isFile() || st.size > MAX_BYTES || relative(root, realpathSync(file)).startsWith('..')) return undefined;
-    return parseCommand(name, readFileSync(file, 'utf8'), file);
+    return statSync(p).isDirectory();
   } catch {
-    return undefined;
+    return false;
+  }
+}
+
+/**
+ * A command file's text, opened once and judged on the open descriptor: O_NOFOLLOW (a file
+ * swapped for a symlink after the folder was listed fails here instead of being read through),
+ * non-blocking (a FIFO never stalls), a regular file of at most MAX_BYTES, and really inside the
+ * commands folder (/proc/self/fd says where the descriptor is).
+ */
+export function readCommandFile(file: string, realRoot: string): string | { reason: string } {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { reason: code === 'ELOOP' ? 'a symlink, which is not followed (copy the file instead)' : `cannot be read: ${(err as Error).message}` };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { reason: 'not a regular file' };
+    if (st.size > MAX_BYTES) return { reason: `${st.size} bytes, more than the ${MAX_BYTES} bytes a command file may have` };
+    let at: string;
+    try {
+      at = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      at = realpathSync(file); // no /proc (not Linux): the name is the best witness left
+    }
+    if (!inside(realRoot, at)) return { reason: `leads out of the commands folder (to ${at}), so it is not read` };
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.toString('utf8', 0, got);
+  } catch (err) {
+    return { reason: `cannot be read: ${(err as Error).message}` };
+  } finally {
+    closeSync(fd);
   }
 }
 
 /** A command file's description, argument hint and template (front matter, else the first line as the description). */
-export function parseCommand(name: string, text: string, file: string): TeamCommand {
+export function parseCommand(name: string, text: string, file: string, source: TeamCommand['source'] = 'workspace'): TeamCommand {
   let body = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
   const meta: Record<string, string> = {};
   const fm = /^---\n([\s\S]*?)\n---\n?/.exec(body);
@@ -92,21 +215,32 @@ export function parseCommand(name: string, text: string, file: string): TeamComm
   const firstLine = body.split('\n').find((l) => l.trim() !== '')?.trim().replace(/^#+\s*/, '') ?? '';
   const description = (meta['description'] || firstLine || `/${name}`).slice(0, 200);
   const hint = meta['argument-hint'] || meta['hint'];
-  return { name, description, ...(hint ? { hint: hint.slice(0, 100) } : {}), template: body.trim(), file };
+  return { name, description, ...(hint ? { hint: hint.slice(0, 100) } : {}), template: body.trim(), file, source };
 }
 
-/** The prompt a command expands to: `$ARGUMENTS` and `$1`…`$9` filled in, or the arguments appended when the template names none. */
+/**
+ * The prompt a command expands to: `$ARGUMENTS` and `$1`…`$9` filled in (in one pass, so a `$1`
+ * typed in the arguments stays text), or the arguments appended when the template names none.
+ */
 export function expandCommand(c: TeamCommand, args: string): string {
   const words = args.split(/\s+/).filter(Boolean);
-  const uses = /\$ARGUMENTS|\$[1-9]/.test(c.template);
-  const filled = c.template.replace(/\$ARGUMENTS/g, () => args).replace(/\$([1-9])/g, (_m, d: string) => words[Number(d) - 1] ?? '');
+  let uses = false;
+  const filled = c.template.replace(/\$(ARGUMENTS|[1-9])/g, (_m, key: string) => {
+    uses = true;
+    return key === 'ARGUMENTS' ? args : (words[Number(key) - 1] ?? '');
+  });
   return uses || !args ? filled : `${filled}\n\n${args}`;
+}
+
+/** `/name args` when name is one of `commands`. */
+export function matchTeamCommand(text: string, commands: readonly TeamCommand[]): { command: TeamCommand; args: string } | undefined {
+  const m = /^\/([a-z0-9][a-z0-9_-]*(?::[a-z0-9][a-z0-9_-]*)?)(?:[ \t]+([\s\S]*))?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const command = commands.find((c) => c.name === m[1]);
+  return command ? { command, args: (m[2] ?? '').trim() } : undefined;
 }
 
 /** `/name args` when name is a team command of this workspace. */
 export function findTeamCommand(text: string, cwd: string, home: string): { command: TeamCommand; args: string } | undefined {
-  const m = /^\/([a-z0-9][a-z0-9_-]*(?::[a-z0-9][a-z0-9_-]*)?)(?:[ \t]+([\s\S]*))?$/i.exec(text.trim());
-  if (!m) return undefined;
-  const command = teamCommands(cwd, home).find((c) => c.name === m[1]);
-  return command ? { command, args: (m[2] ?? '').trim() } : undefined;
+  return matchTeamCommand(text, teamCommands(cwd, home));
 }

@@ -1,5 +1,6 @@
 import { FerretError, isFerretError, SESSION_ID_PATTERN, SLASH_COMMANDS, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
-import { teamCommands } from '../commands/team-commands.js';
+import { logSkipped } from '../commands/skipped-notices.js';
+import { scanTeamCommands } from '../commands/team-commands.js';
 import type { StoreStatus } from '../../store/session-store.js';
 import type { Credential, ModelChoice } from '../../providers/catalog.js';
 import { NO_MODEL } from '../../providers/resolve.js';
@@ -351,11 +352,15 @@ export class SessionManager implements Sessions {
     return false;
   }
 
-  /** Every model a person can pick now, with the default and `current` (a session's model) first. */
+  /** The `/` menu of a session in `cwd`: the built-ins, then the team's command files (read now; files left out are logged once). */
   slashCommands(cwd: string): SlashCommand[] {
-    const team = teamCommands(cwd, this.deps.home).map(({ name, description, hint }) => ({ name, description, ...(hint ? { hint } : {}) }));
-    return [...SLASH_COMMANDS, ...team];
+    const scan = scanTeamCommands(cwd, this.deps.home);
+    logSkipped(this.deps.logger, scan.skipped);
+    const team = scan.commands.map(({ name, description, hint, source }) => ({ name, description, ...(hint ? { hint } : {}), source }));
+    return [...SLASH_COMMANDS.map((c) => ({ ...c, source: 'builtin' as const })), ...team];
   }
+
+  /** Every model a person can pick now, with the default and `current` (a session's model) first. */
 
   models(current?: string): ModelChoice[] {
     const out: ModelChoice[] = [];

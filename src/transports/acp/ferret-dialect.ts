@@ -39,6 +39,7 @@ const P = {
   setSandbox: lazySchema(() => z.object({ sessionId: SessionId, mode: SandboxModeSchema.optional() })),
   setApproval: lazySchema(() => z.object({ sessionId: SessionId, preset: ApprovalPresetSchema })),
   bridgeStatus: lazySchema(() => z.object({ sessionId: SessionId })),
+  commands: lazySchema(() => z.object({ sessionId: SessionId })),
   respond: lazySchema(() => z.object({ sessionId: SessionId, id: z.string().min(1), decision: DecisionSchema })),
 };
 
@@ -121,6 +122,11 @@ export class FerretDialect implements Dialect {
         const p = parseParams(P.bridgeStatus, params);
         this.session(p.sessionId);
         return { attached: false };
+      }
+      case 'session/commands': {
+        // The `/` menu: the built-ins, then the workspace's and the person's command files (read now).
+        const p = parseParams(P.commands, params);
+        return { commands: m.slashCommands(this.session(p.sessionId).state.cwd) };
       }
       case 'permission/respond': {
         const p = parseParams(P.respond, params);

@@ -29,7 +29,7 @@ export const CommandList = named(
   'CommandList',
   z.object({
     commands: z
-      .array(z.object({ name: z.string().describe('Typed as the message text /name'), description: z.string(), hint: z.string().optional().describe('What the argument is, when it takes one') }))
+      .array(z.object({ name: z.string().describe('Typed as the message text /name'), description: z.string(), hint: z.string().optional().describe('What the argument is, when it takes one'), source: z.enum(['builtin', 'workspace', 'user']).optional().describe("builtin: ferret's own; workspace: the workspace's .ferret/commands or .claude/commands; user: $CHIMERA_HOME/ferret/commands") }))
       .describe("The built-in slash commands, then the team's own from .ferret/commands, .claude/commands and $CHIMERA_HOME/ferret/commands"),
   }),
 );

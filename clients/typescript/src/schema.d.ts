@@ -435,6 +435,11 @@ export interface components {
                 description: string;
                 /** @description What the argument is, when it takes one */
                 hint?: string;
+                /**
+                 * @description builtin: ferret's own; workspace: the workspace's .ferret/commands or .claude/commands; user: $CHIMERA_HOME/ferret/commands
+                 * @enum {string}
+                 */
+                source?: "builtin" | "workspace" | "user";
             }[];
         };
         SessionDescription: {

@@ -133,7 +133,8 @@ export class FleetTrust {
     const head = Header.safeParse(inner);
     if (!head.success) return drop('signed, but its body has no timestamp and nonce');
     const now = this.now();
-    if (Math.abs(now - head.data.ts) > BUS_WINDOW_MS) return drop(`stale: sent ${Math.round((now - head.data.ts) / 1000)} s from now (window ±${BUS_WINDOW_MS / 1000} s)`);
+    const age = Math.round((now - head.data.ts) / 1000);
+    if (Math.abs(now - head.data.ts) > BUS_WINDOW_MS) return drop(`stale: sent ${Math.abs(age)} s ${age >= 0 ? 'ago' : 'in the future'} (the window is ±${BUS_WINDOW_MS / 1000} s)`);
     this.forget(now);
     if (this.seen.has(head.data.n)) return drop('a replay (its nonce was seen already)');
     this.seen.set(head.data.n, head.data.ts + BUS_WINDOW_MS);

@@ -56,7 +56,7 @@ function logLine(text, msg) {
 async function server(ws, { store, extra = [], warm = false, home: given, env = {} } = {}) {
   const home = given ?? tempDir('bench-fleet-home');
   const drop = () => given === undefined && removeDir(home);
-  const f = ferret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, ...(store ? ['--store', store] : []), ...extra], home, { FERRET_SERVER_TOKEN: '', ...env });
+  const f = ferret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, ...(store ? ['--store', store] : []), ...extra], home, { FERRET_SERVER_TOKEN: '', FERRET_FLEET_SECRET: 'bench-fleet-secret-0123456789abcdef0123456789', ...env });
   try {
     const url = await f.listening(30_000);
     const instance = store ? (await f.log.waitFor((t) => logLine(t, 'fleet store connected'), 10_000, 'the "fleet store connected" log line')).instance : undefined;

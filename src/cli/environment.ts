@@ -22,6 +22,8 @@ export interface Environment {
   logLevel: string | undefined;
   /** FERRET_SERVER_TOKEN: the Bearer token for HTTP. */
   serverToken: string | undefined;
+  /** FERRET_FLEET_SECRET: what the servers of a fleet share to trust each other's messages in Redis (config.json `fleet.secret` otherwise). */
+  fleetSecret: string | undefined;
   /** FERRET_LEASE_TTL_MS (300 or more). */
   leaseTtlMs: number | undefined;
   /** FERRET_MAX_OPEN_LOGS: descriptors the session logs may hold. */
@@ -57,6 +59,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     home: chimeraHome(vars),
     logLevel: vars['FERRET_LOG_LEVEL'],
     serverToken: vars['FERRET_SERVER_TOKEN'] || undefined,
+    fleetSecret: vars['FERRET_FLEET_SECRET'] || undefined,
     leaseTtlMs: Number.isFinite(leaseTtl) && leaseTtl >= 300 ? leaseTtl : undefined,
     maxOpenLogs: maxOpenLogs !== undefined && Number.isInteger(maxOpenLogs) ? maxOpenLogs : undefined,
     http,

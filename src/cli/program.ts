@@ -32,7 +32,7 @@ const SERVE: CommandSpec = {
     { name: 'store', value: 'url', description: 'fleet mode: keep sessions and the audit log in Redis, redis://HOST:PORT/DB (default: $FERRET_STORE, config.json, else files under CHIMERA_HOME)' },
   ],
   after:
-    '\nEnvironment:\n  CHIMERA_HOME         state root (default ~/.chimera)\n  FERRET_MODEL         default model\n  FERRET_STORE         fleet store, redis://HOST:PORT/DB (as --store)\n  FERRET_ACP_LEGACY    1: as --acp-legacy\n  FERRET_SERVER_TOKEN  Bearer token for HTTP\n  FERRET_LOG_LEVEL     pino level for stderr logs (default info)\n  FERRET_CODE_CACHE    0: keep no compiled code in CHIMERA_HOME/ferret/code-cache\n\nExamples:\n  chimera ferret serve --sandbox workspace-write --approval auto\n  chimera ferret serve --http --port 0 --model scripted:demo.json',
+    '\nEnvironment:\n  CHIMERA_HOME         state root (default ~/.chimera)\n  FERRET_MODEL         default model\n  FERRET_STORE         fleet store, redis://HOST:PORT/DB (as --store)\n  FERRET_FLEET_SECRET  fleet mode: the secret every server of the fleet shares (32+ chars)\n  FERRET_ACP_LEGACY    1: as --acp-legacy\n  FERRET_SERVER_TOKEN  Bearer token for HTTP\n  FERRET_LOG_LEVEL     pino level for stderr logs (default info)\n  FERRET_CODE_CACHE    0: keep no compiled code in CHIMERA_HOME/ferret/code-cache\n\nExamples:\n  chimera ferret serve --sandbox workspace-write --approval auto\n  chimera ferret serve --http --port 0 --model scripted:demo.json',
 };
 
 const EXEC: CommandSpec = {

@@ -10,12 +10,26 @@ import { VERSION } from './version.js';
 
 const SHUTDOWN_DEADLINE_MS = 5000;
 
+/** The fleet secret, or the reason fleet mode does not start without one. */
+function fleetSecret(secret: string | undefined): string {
+  if (secret === undefined) {
+    throw new Error(
+      'fleet mode (--store) needs the secret every server of the fleet shares: set FERRET_FLEET_SECRET (or config.json `fleet.secret`) to the same 32+ characters on every server, e.g. `openssl rand -hex 32` (docs/fleet.md#trust)',
+    );
+  }
+  return secret;
+}
+
 /** The composition root: builds the core once and starts the transports that share it. */
 export async function serve(opts: ServeOptions, logger: Logger, env: Environment): Promise<void> {
   const { config } = readServerConfig(env.home);
   // Fleet mode (--store, FERRET_STORE, config.json `store`): Redis, connected before anything is served; else files.
   const storeUrl = opts.store ?? config.store;
-  const fleet: FleetStore | undefined = storeUrl !== undefined ? await connectFleetStore(storeUrl, logger, env.leaseTtlMs !== undefined ? { leaseTtlMs: env.leaseTtlMs } : {}) : undefined;
+  // A fleet needs its shared secret: without one, anything that can write to Redis could drive every server.
+  const fleet: FleetStore | undefined =
+    storeUrl !== undefined
+      ? await connectFleetStore(storeUrl, fleetSecret(env.fleetSecret ?? config.fleet?.secret), logger, env.leaseTtlMs !== undefined ? { leaseTtlMs: env.leaseTtlMs } : {})
+      : undefined;
   // coreOptions brings the folds kept in every log (stdio too): a later --http server starts SSE readers at any seq.
   const core = createCore({
     logger,

@@ -65,6 +65,8 @@ export const ConfigSchema = lazySchema(() =>
       model: z.string().min(1).optional(),
       /** Fleet mode: sessions, metas and the audit log in this Redis (redis://HOST:PORT/DB) instead of files; --store and FERRET_STORE override it. */
       store: StoreUrlSchema.optional(),
+      /** Fleet mode: the secret every server of the fleet shares (32 bytes or more; FERRET_FLEET_SECRET wins). Never stored in Redis. */
+      fleet: z.object({ secret: z.string().min(32, 'the fleet secret must be 32 characters or more (e.g. `openssl rand -hex 32`)').optional() }).strict().optional(),
       providers: z.record(z.string(), ProviderConfigSchema).default({}),
       rules: z
         .object({

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, listeningUrl, type Json } from '../support/http.mjs';
-import { startRedis, type RedisServer } from '../support/redis.mjs';
+import { FLEET_SECRET, startRedis, type RedisServer } from '../support/redis.mjs';
 import { spawnFerret, stopChild } from '../support/spawn.mjs';
 import { SseClient, type SseFrame } from '../support/sse.mjs';
 import { StderrLog } from '../support/stderr-log.mjs';
@@ -46,7 +46,7 @@ afterAll(async () => {
 async function start(name: string): Promise<Server> {
   const home = tempDir(`fleet-home-${name}`);
   const child = spawnFerret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--model', `scripted:${model}`, '--approval', 'full-auto', '--store', redis.url], {
-    env: { CHIMERA_HOME: home, FERRET_LOG_LEVEL: 'info', FERRET_SERVER_TOKEN: '' },
+    env: { CHIMERA_HOME: home, FERRET_LOG_LEVEL: 'info', FERRET_SERVER_TOKEN: '', FERRET_FLEET_SECRET: FLEET_SECRET },
   });
   const log = new StderrLog(child.stderr, { limit: 200_000, keep: 100_000 });
   return { child, log, url: await listeningUrl(log), home };
@@ -138,7 +138,7 @@ describe('one ferret server in fleet mode on Redis', () => {
 
 describe('fleet mode start-up errors', () => {
   const run = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
-    const child = spawnFerret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--model', `scripted:${model}`, ...args], { env: { CHIMERA_HOME: tempDir('fleet-bad'), ...env } });
+    const child = spawnFerret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--model', `scripted:${model}`, ...args], { env: { CHIMERA_HOME: tempDir('fleet-bad'), FERRET_FLEET_SECRET: FLEET_SECRET, ...env } });
     const log = new StderrLog(child.stderr);
     const code = await stopChild(child, null, 15_000);
     return { code, text: log.text };
@@ -170,5 +170,26 @@ describe('fleet mode start-up errors', () => {
     expect(Date.now() - t0).toBeLessThan(12_000);
     expect(none.text).toContain(`starting the fleet store: redis at ${url} is unavailable`);
     expect(none.text).toMatch(/ECONNREFUSED/);
+  }, 30_000);
+
+  it('refuses fleet mode without the fleet secret, or with a short one, before it connects', async () => {
+    const none = await run(['--store', redis.url], { FERRET_FLEET_SECRET: '' });
+    expect(none.code).toBe(1);
+    expect(none.text).toMatch(/fleet mode \(--store\) needs the secret every server of the fleet shares: set FERRET_FLEET_SECRET/);
+    const short = await run(['--store', redis.url], { FERRET_FLEET_SECRET: 'too-short' });
+    expect(short.code).toBe(1);
+    expect(short.text).toMatch(/fleet secret: the fleet secret is 9 bytes; it must be 32 or more/);
+    // config.json's fleet.secret is taken when the variable is not set.
+    const home = tempDir('fleet-config-secret');
+    mkdirSync(join(home, 'ferret'), { recursive: true });
+    writeScript(join(home, 'ferret'), 'config.json', { fleet: { secret: FLEET_SECRET } });
+    const cfg = spawnFerret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--model', `scripted:${model}`, '--store', redis.url], { env: { CHIMERA_HOME: home, FERRET_LOG_LEVEL: 'info', FERRET_SERVER_TOKEN: '', FERRET_FLEET_SECRET: '' } });
+    const cfgLog = new StderrLog(cfg.stderr);
+    try {
+      await listeningUrl(cfgLog);
+      expect(cfgLog.text).toContain('fleet store connected');
+    } finally {
+      await stopChild(cfg, 'SIGTERM', 8000);
+    }
   }, 30_000);
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { V1Client } from '../support/acp-v1-client.js';
 import { api, listeningUrl, type Json } from '../support/http.mjs';
-import { startRedis, type RedisServer } from '../support/redis.mjs';
+import { FLEET_SECRET, startRedis, type RedisServer } from '../support/redis.mjs';
 import { spawnFerret, stopChild } from '../support/spawn.mjs';
 import { SseClient, type SseFrame } from '../support/sse.mjs';
 import { StderrLog } from '../support/stderr-log.mjs';
@@ -61,7 +61,7 @@ function killSlow(): void {
 
 async function start(name: string): Promise<Server> {
   const child = spawnFerret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--model', `scripted:${model}`, '--approval', 'suggest', '--store', redis.url], {
-    env: { CHIMERA_HOME: tempDir(`fleet3-home-${name}`), FERRET_LOG_LEVEL: 'info', FERRET_SERVER_TOKEN: '', FERRET_LEASE_TTL_MS: String(LEASE_MS) },
+    env: { CHIMERA_HOME: tempDir(`fleet3-home-${name}`), FERRET_LOG_LEVEL: 'info', FERRET_SERVER_TOKEN: '', FERRET_FLEET_SECRET: FLEET_SECRET, FERRET_LEASE_TTL_MS: String(LEASE_MS) },
   });
   const log = new StderrLog(child.stderr, { limit: 400_000, keep: 200_000 });
   const s = { name, child, log, url: await listeningUrl(log) };
@@ -173,7 +173,7 @@ describe('an editor (ACP v1 on stdio) on a server that only follows the session'
       responses: [{ chunks: ['from ', 'the editor'], toolCalls: [{ name: 'bash', arguments: { command: 'echo d > from-editor.txt' } }] }, { chunks: ['done'] }],
     });
     const id = (await api(a.url, 'POST', '/session', { model: `scripted:${script}` })).body['sessionId'] as string;
-    const d = new V1Client(['--cwd', ws, '--approval', 'suggest', '--store', redis.url], { CHIMERA_HOME: tempDir('fleet3-home-d'), FERRET_LOG_LEVEL: 'info', FERRET_LEASE_TTL_MS: String(LEASE_MS) });
+    const d = new V1Client(['--cwd', ws, '--approval', 'suggest', '--store', redis.url], { CHIMERA_HOME: tempDir('fleet3-home-d'), FERRET_LOG_LEVEL: 'info', FERRET_FLEET_SECRET: FLEET_SECRET, FERRET_LEASE_TTL_MS: String(LEASE_MS) });
     servers.push({ name: 'd', child: d.child, log: d.log, url: '' });
     await d.initialize();
     await d.agent.request('session/load', { sessionId: id, cwd: ws, mcpServers: [] });

@@ -39,3 +39,6 @@ export declare function freePort(): Promise<number>;
 export declare function ping(port: number, timeoutMs?: number): Promise<string | undefined>;
 /** Starts a real redis-server on loopback with its own temp folder; resolves once it answers PING. */
 export declare function startRedis(opts?: StartRedisOptions): Promise<RedisServer>;
+
+/** The fleet secret (FERRET_FLEET_SECRET) the servers of a test fleet share. */
+export declare const FLEET_SECRET: string;

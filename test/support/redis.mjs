@@ -149,3 +149,6 @@ export async function startRedis({ port, appendfsync = 'everysec', persistence =
   };
   return server;
 }
+
+/** The fleet secret (FERRET_FLEET_SECRET) the servers of a test fleet share. */
+export const FLEET_SECRET = 'e2e-fleet-secret-0123456789abcdef0123456789';

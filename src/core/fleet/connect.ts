@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { FerretConfig } from '../../protocol/index.js';
+import { FerretError, type FerretConfig } from '../../protocol/index.js';
 import type { AuditStore } from '../../store/audit-store.js';
 import type { SessionStore } from '../../store/session-store.js';
 import { loadConfig } from '../config-file.js';
@@ -35,21 +35,34 @@ export function readServerConfig(home: string): { home: string; config: FerretCo
 }
 
 /**
- * Connects to Redis and waits until it answers: a FerretError('storage_unavailable') naming the URL when it
+ * Connects to Redis and waits until it answers (with `secret`, the fleet's shared secret: what
+ * another server did not sign is dropped and logged, see docs/fleet.md#trust): a FerretError('storage_unavailable') naming the URL when it
  * does not within the connect timeout. Outages later are logged once each way (down, back);
  * meanwhile new sessions and turns are refused with `storage_unavailable` (wire code `storage`), and writes already accepted wait.
  */
-export async function connectFleetStore(url: string, logger: Logger, opts: FleetStoreOptions = {}): Promise<FleetStore> {
-  const [{ RedisSessionStore }, { joinFleet }] = await Promise.all([import('../../store/redis/index.js'), import('./fleet-sessions.js')]);
+export async function connectFleetStore(url: string, secret: string, logger: Logger, opts: FleetStoreOptions = {}): Promise<FleetStore> {
+  const [{ RedisSessionStore, fleetSecretProblem }, { joinFleet }, { DropLog }] = await Promise.all([
+    import('../../store/redis/index.js'),
+    import('./fleet-sessions.js'),
+    import('./drop-log.js'),
+  ]);
+  const problem = fleetSecretProblem(secret);
+  if (problem) throw new FerretError('invalid_params', `fleet secret: ${problem}`, { field: 'fleet.secret' });
+  const drops = new DropLog(logger);
   const store = await RedisSessionStore.connect({
     url,
+    secret,
+    onDropped: (d) => drops.report(d),
     ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
     ...(opts.leaseTtlMs !== undefined ? { leaseTtlMs: opts.leaseTtlMs } : {}),
     onHealth: (h) => {
       if (h.state === 'down') logger.warn({ store: h.url, error: h.error }, 'redis is unavailable: new sessions and turns are refused until it is back (ferret reconnects by itself)');
       else if (h.state === 'ready') logger.info({ store: h.url }, 'redis is back');
     },
-    audit: { onError: (err) => logger.error({ err }, 'audit log write to redis failed; retrying') },
+    audit: {
+      onError: (err) => logger.error({ err }, 'audit log write to redis failed; retrying'),
+      onRejected: (r) => drops.report({ what: 'audit line', why: `${r.lines} "always" line(s) not signed with this fleet secret (or replayed out of order): ignored`, where: r.file, sample: r.sample }),
+    },
   });
   logger.info({ store: store.health.url, instance: store.instanceId }, 'fleet store connected');
   return {

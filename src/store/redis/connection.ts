@@ -109,6 +109,9 @@ export class RedisConnection {
       retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 10), retryMax),
       connectTimeout: opts.connectTimeoutMs ?? 5000,
       ...(opts.name ? { connectionName: opts.name } : {}),
+      // rediss://: TLS, the server's certificate checked against Node's CA list (plus
+      // NODE_EXTRA_CA_CERTS) and its name. Said here, not left to ioredis's case-sensitive test of the URL.
+      ...(url.tls ? { tls: { servername: url.host } } : {}),
     };
     return new RedisConnection(new Client(opts.url, options), url, opts);
   }

@@ -4,4 +4,4 @@ export { RedisSessionStore, type RedisStoreOptions } from './store.js';
 export { RedisSessionLog } from './session-log.js';
 export { RedisAuditLog, type RedisAuditOptions } from './audit-log.js';
 export { parseRedisUrl, type RedisHealth, type RedisUrl } from './connection.js';
-export { ownerOf } from './lease.js';
+export { FleetTrust, fleetSecretProblem, type Dropped } from './fleet-trust.js';

@@ -65,7 +65,7 @@ describe('the session lease', () => {
     await la.whenClosed();
 
     // An owner that dies (no renewal, no release): free after the TTL.
-    const dead = await SessionLease.acquire(a.conn, a.keys, randomUUID(), 'inst-dead', 300);
+    const dead = await SessionLease.acquire(a.conn, a.keys, a.trust, randomUUID(), 'inst-dead', 300);
     expect('lease' in dead).toBe(true);
     if (!('lease' in dead)) return;
     dead.lease.markLost(''); // stops its renewals, as a crash would

@@ -1,12 +1,7 @@
 import type { RedisConnection } from './connection.js';
+import type { FleetTrust } from './fleet-trust.js';
 import type { RedisKeys } from './keys.js';
 import { runScript } from './scripts.js';
-
-/** The instance part of a lease token (`<instance>#<epoch>`): who owns a session. */
-export function ownerOf(token: string): string {
-  const hash = token.lastIndexOf('#');
-  return hash < 0 ? token : token.slice(0, hash);
-}
 
 /**
  * One writer per session across the fleet, instead of the pid lock: a key set only if absent,
@@ -14,6 +9,10 @@ export function ownerOf(token: string): string {
  * done (check-and-delete). An owner that dies stops renewing and the session is free after the
  * TTL. Every write of the log checks the token too (scripts.ts), so an owner that lost its lease
  * (paused past the TTL, cut off from Redis while another took over) cannot write.
+ *
+ * A token is `<instance>|<seal>#<epoch>`: the seal (fleet-trust.ts) binds the instance to the
+ * session under the fleet secret, so a token written by anything else names nobody: no server
+ * sends a command to it or names it as the owner.
  */
 export class SessionLease {
   private timer: NodeJS.Timeout | undefined;
@@ -28,6 +27,7 @@ export class SessionLease {
   private constructor(
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
+    private readonly trust: FleetTrust,
     readonly sessionId: string,
     readonly token: string,
     readonly epoch: string,
@@ -39,19 +39,24 @@ export class SessionLease {
 
   /**
    * Takes the session's lease if nobody holds it; also answers where its log ends (its last seq).
-   * `{ owner }` names the instance that holds it.
+   * `{ owner }` names the instance that holds it; `{ forged }`: the lease holds a record no server
+   * of this fleet wrote (reported; nobody is named).
    */
   static async acquire(
     conn: RedisConnection,
     keys: RedisKeys,
+    trust: FleetTrust,
     id: string,
     instance: string,
     ttlMs: number,
-  ): Promise<{ lease: SessionLease; top: number } | { owner: string }> {
+  ): Promise<{ lease: SessionLease; top: number } | { owner: string } | { forged: true }> {
     const sentAt = Date.now();
-    const r = (await runScript(conn.client, 'acquire', [keys.log(id), keys.lease(id), keys.epoch(id)], [instance, ttlMs])) as [number, string, string?, number?];
-    if (r[0] !== 1) return { owner: ownerOf(String(r[1])) };
-    const lease = new SessionLease(conn, keys, id, String(r[1]), String(r[2]), ttlMs, sentAt);
+    const r = (await runScript(conn.client, 'acquire', [keys.log(id), keys.lease(id), keys.epoch(id)], [trust.claim(id, instance), ttlMs])) as [number, string, string?, number?];
+    if (r[0] !== 1) {
+      const owner = trust.ownerOf(id, String(r[1]), keys.lease(id));
+      return owner === undefined ? { forged: true } : { owner };
+    }
+    const lease = new SessionLease(conn, keys, trust, id, String(r[1]), String(r[2]), ttlMs, sentAt);
     lease.startRenewing();
     return { lease, top: Number(r[3] ?? 0) };
   }
@@ -90,13 +95,18 @@ export class SessionLease {
         return true;
       }
       const cur = await this.conn.client.get(this.keys.lease(this.sessionId)).catch(() => null);
-      this.markLost(cur ? ownerOf(cur) : '');
+      this.markLost(cur ? this.ownerIn(cur) : '');
       return false;
     } catch {
       return true; // the connection: the next renewal tries again (the scripts fence every write meanwhile)
     } finally {
       this.renewing = false;
     }
+  }
+
+  /** The instance a token read from Redis names ('' when no server of the fleet wrote it: reported). */
+  ownerIn(token: string): string {
+    return this.trust.ownerOf(this.sessionId, token, this.keys.lease(this.sessionId)) ?? '';
   }
 
   /** Called by a write that found another owner: stops renewing and tells onLost once. */

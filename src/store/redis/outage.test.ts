@@ -5,7 +5,7 @@ import type { RedisHealth } from './connection.js';
 import { runScript } from './scripts.js';
 import type { RedisSessionLog } from './session-log.js';
 import { RedisSessionStore } from './store.js';
-import { connectStore, created, newPrefix, notice, readAll, sleep, startRedis, until, type RedisServer } from './test-kit.js';
+import { connectStore, created, newPrefix, notice, readAll, sleep, startRedis, TEST_SECRET, until, type RedisServer } from './test-kit.js';
 
 let redis: RedisServer;
 let store: RedisSessionStore;
@@ -139,7 +139,7 @@ describe('the redis store while redis is away', () => {
     await redis.stop();
     try {
       const t0 = Date.now();
-      const err = await RedisSessionStore.connect({ url: redis.url, connectTimeoutMs: 500 }).catch((e: unknown) => e);
+      const err = await RedisSessionStore.connect({ url: redis.url, secret: TEST_SECRET, connectTimeoutMs: 500 }).catch((e: unknown) => e);
       expect(Date.now() - t0).toBeLessThan(3000);
       expect(isFerretError(err) && err.code).toBe('storage_unavailable');
       expect((err as Error).message).toMatch(/starting the fleet store: redis at redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable \(.*ECONNREFUSED.*\)/);

@@ -4,7 +4,7 @@ import type { Checkpoint, EventChunk, EventReader, LoadedSnapshot, LogMark, Read
 import { CheckpointList } from './checkpoints.js';
 import { isConnectionError, unavailable, type RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
-import { ownerOf, type SessionLease } from './lease.js';
+import type { SessionLease } from './lease.js';
 import { runScript } from './scripts.js';
 import { loadSnapshot, writeSnapshot } from './snapshot.js';
 import { StreamReader, type UnwrittenSource } from './stream-reader.js';
@@ -227,7 +227,7 @@ export class RedisSessionLog implements SessionLog {
       const [status, detail] = [String(r[0]), String(r[1])];
       if (status === 'OK') break;
       if (status === 'LOST') {
-        const owner = detail ? ownerOf(detail) : '';
+        const owner = detail ? lease.ownerIn(detail) : '';
         lease.markLost(owner);
         return this.die('lost', lostError(this.id, owner));
       }

@@ -6,7 +6,8 @@ import { RedisAuditLog, type RedisAuditOptions } from './audit-log.js';
 import { readCheckpoint } from './checkpoints.js';
 import { RedisConnection, unavailable, type RedisHealth } from './connection.js';
 import { RedisKeys } from './keys.js';
-import { ownerOf, SessionLease } from './lease.js';
+import { SessionLease } from './lease.js';
+import { FleetTrust, INSTANCE_ID, type Dropped } from './fleet-trust.js';
 import { RedisMetaIndex } from './meta-index.js';
 import { CommandBus } from './command-bus.js';
 import { RedisFollowerLog } from './follower-log.js';
@@ -16,8 +17,15 @@ import { StreamReader } from './stream-reader.js';
 import { tailEvents } from './stream-tail.js';
 
 export interface RedisStoreOptions {
-  /** redis://HOST:PORT/DB */
+  /** redis://[user:password@]HOST:PORT/DB, or rediss:// for TLS. */
   url: string;
+  /**
+   * The fleet's shared secret (32 bytes or more; every server of the fleet has the same one, Redis
+   * never sees it): bus messages, lease records and audit lines are signed with keys derived from it.
+   */
+  secret: string;
+  /** Told of every message, lease record or audit line dropped because it failed its check (the CLI logs them). */
+  onDropped?: (d: Dropped) => void;
   /** Before every key (default `ferret:`): fleets, or tests, sharing one database stay apart. */
   prefix?: string;
   /** This server's name in the fleet (lease tokens, `owner` answers). Default `<hostname>:<pid>:<random>`. */
@@ -49,6 +57,8 @@ export class RedisSessionStore implements SessionStore {
   readonly instanceId: string;
   readonly keys: RedisKeys;
   readonly audit: RedisAuditLog;
+  /** Signs and checks what this server exchanges with the fleet through Redis. */
+  readonly trust: FleetTrust;
   private readonly metas: RedisMetaIndex;
   private commands: CommandBus | undefined;
   /** Sessions shared with the rest of the fleet: leases, followers, where each server is. */
@@ -63,12 +73,14 @@ export class RedisSessionStore implements SessionStore {
     readonly conn: RedisConnection,
     opts: RedisStoreOptions,
   ) {
-    this.instanceId = opts.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.instanceId = opts.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`.replace(/[^A-Za-z0-9._:@-]/g, '_');
+    if (!INSTANCE_ID.test(this.instanceId)) throw new Error(`fleet instance id ${JSON.stringify(this.instanceId)}: letters, digits and . _ : @ - only (at most 200)`);
+    this.trust = new FleetTrust(opts.secret, opts.onDropped ? { onDropped: opts.onDropped } : {});
     this.keys = new RedisKeys(opts.prefix);
     this.leaseTtlMs = opts.leaseTtlMs ?? 15_000;
     this.readTimeoutMs = opts.readTimeoutMs ?? 5000;
     this.metas = new RedisMetaIndex(conn, this.keys, this.readTimeoutMs);
-    this.audit = new RedisAuditLog(conn, this.keys, opts.audit);
+    this.audit = new RedisAuditLog(conn, this.keys, { macKey: this.trust.auditKey, ...opts.audit });
     this.fleet = {
       instanceId: this.instanceId,
       ownerOf: (id) => this.owner(id),
@@ -93,6 +105,7 @@ export class RedisSessionStore implements SessionStore {
 
   /** Connects (loading ioredis) and waits until Redis answers; a clear storage error if it does not within connectTimeoutMs. */
   static async connect(opts: RedisStoreOptions): Promise<RedisSessionStore> {
+    new FleetTrust(opts.secret); // a secret that cannot be used stops the start before any connection
     const conn = await RedisConnection.create({
       url: opts.url,
       name: 'ferret',
@@ -108,7 +121,7 @@ export class RedisSessionStore implements SessionStore {
     }
     if (opts.onHealth) conn.onHealth(opts.onHealth);
     const store = new RedisSessionStore(conn, opts);
-    store.commands = await CommandBus.start(conn, store.keys, store.instanceId);
+    store.commands = await CommandBus.start(conn, store.keys, store.instanceId, store.trust);
     return store;
   }
 
@@ -175,10 +188,16 @@ export class RedisSessionStore implements SessionStore {
     this.metas.known.delete(id);
   }
 
-  /** The instance that writes this session now (its lease), if any. */
+  /**
+   * The instance that writes this session now (its lease), if any. A lease record no server of
+   * this fleet wrote names nobody: it is reported and the session refused until it goes.
+   */
   async owner(id: string): Promise<string | undefined> {
     const t = await this.conn.timed(this.readTimeoutMs, `looking up the owner of session ${id}`, () => this.conn.client.get(this.keys.lease(id)));
-    return t ? ownerOf(t) : undefined;
+    if (!t) return undefined;
+    const owner = this.trust.ownerOf(id, t, this.keys.lease(id));
+    if (owner === undefined) throw forgedLease(id);
+    return owner;
   }
 
   private track(log: RedisSessionLog): void {
@@ -197,7 +216,8 @@ export class RedisSessionStore implements SessionStore {
   private async acquire(id: string, earlier: RedisSessionLog[]): Promise<LogInit> {
     await Promise.all(earlier.map((l) => l.whenClosed()));
     if (this.closed) throw new FerretError('storage_unavailable', `session ${id}: the store is closed`);
-    const r = await SessionLease.acquire(this.conn, this.keys, id, this.instanceId, this.leaseTtlMs);
+    const r = await SessionLease.acquire(this.conn, this.keys, this.trust, id, this.instanceId, this.leaseTtlMs);
+    if ('forged' in r) throw forgedLease(id);
     if ('owner' in r) {
       throw new FerretError('session_elsewhere', `session ${id} is open on ferret instance ${r.owner}; one instance writes a session at a time`, { owner: r.owner });
     }
@@ -295,4 +315,12 @@ export class RedisSessionStore implements SessionStore {
     await this.audit.close();
     await this.conn.close();
   }
+}
+
+/** A session whose lease holds a record no server of this fleet wrote: nobody is named, nothing is sent anywhere. */
+function forgedLease(id: string): FerretError {
+  return new FerretError(
+    'writer_unreachable',
+    `session ${id}: its lease in redis was not written by a server of this fleet (it fails the fleet secret's check) and is ignored; the session is served again once the record expires or is deleted`,
+  );
 }

@@ -9,8 +9,11 @@ export { startRedis, type RedisServer };
 
 /** A store on `server` under `prefix` (one per test keeps tests apart in one database). */
 export function connectStore(server: RedisServer, prefix: string, opts: Partial<RedisStoreOptions> = {}): Promise<RedisSessionStore> {
-  return RedisSessionStore.connect({ url: server.url, prefix, readTimeoutMs: 2000, connectTimeoutMs: 3000, retryMaxMs: 200, ...opts });
+  return RedisSessionStore.connect({ url: server.url, prefix, secret: TEST_SECRET, readTimeoutMs: 2000, connectTimeoutMs: 3000, retryMaxMs: 200, ...opts });
 }
+
+/** The fleet secret the stores of these tests share. */
+export const TEST_SECRET = 'test-fleet-secret-0123456789abcdef0123456789';
 
 export const newPrefix = () => `t${randomUUID().slice(0, 8)}:`;
 

@@ -143,10 +143,11 @@ export const FileEditEvent = lazySchema(() =>
     callId: z.string(),
     path: z.string(),
     diff: z.string(),
-    /** `delete`: the file was removed (apply_patch; newText is empty). */
-    changeKind: z.enum(['add', 'modify', 'delete']),
+    /** `delete`: the file was removed (apply_patch; newText is empty). `move` (apply_patch): `path` is the new place, `movedFrom` the old. */
+    changeKind: z.enum(['add', 'modify', 'delete', 'move']),
     oldText: z.string().nullable(),
     newText: z.string(),
+    movedFrom: z.string().optional(),
   }),
 );
 export const FileOpenEvent = lazySchema(() =>

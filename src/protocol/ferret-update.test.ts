@@ -76,7 +76,12 @@ const rows: Row[] = [
   [
     'file_edit',
     { type: 'file_edit', data: { callId: 'call_1', path: '/ws/a.py', diff: '--- a\n+++ b\n', changeKind: 'add', oldText: null, newText: 'x' } },
-    { ...base, kind: 'file_edit', path: '/ws/a.py', diff: '--- a\n+++ b\n' },
+    { ...base, kind: 'file_edit', path: '/ws/a.py', diff: '--- a\n+++ b\n', change_kind: 'add' },
+  ],
+  [
+    'file_edit of a move',
+    { type: 'file_edit', data: { callId: 'call_1', path: '/ws/b.py', movedFrom: '/ws/a.py', diff: '--- a\n+++ b\n', changeKind: 'move', oldText: 'x', newText: 'y' } },
+    { ...base, kind: 'file_edit', path: '/ws/b.py', diff: '--- a\n+++ b\n', change_kind: 'move', moved_from: '/ws/a.py' },
   ],
   ['file_open with a line', { type: 'file_open', data: { callId: 'call_1', path: '/ws/a.py', line: 12 } }, { ...base, kind: 'file_open', path: '/ws/a.py', line: 12 }],
   ['file_open without a line', { type: 'file_open', data: { path: '/ws/b.py' } }, { ...base, kind: 'file_open', path: '/ws/b.py' }],

@@ -60,8 +60,11 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       if (e.data.contextWindow !== undefined) u['context_window'] = e.data.contextWindow;
       return u as FerretUpdate;
     }
-    case 'file_edit':
-      return { sessionId, seq, kind: 'file_edit', path: e.data.path, diff: e.data.diff };
+    case 'file_edit': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'file_edit', path: e.data.path, diff: e.data.diff, change_kind: e.data.changeKind };
+      if (e.data.movedFrom !== undefined) u['moved_from'] = e.data.movedFrom;
+      return u as FerretUpdate;
+    }
     case 'file_open': {
       const u: Record<string, unknown> = { sessionId, seq, kind: 'file_open', path: e.data.path };
       if (e.data.line !== undefined) u['line'] = e.data.line;

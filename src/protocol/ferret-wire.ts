@@ -46,7 +46,13 @@ export const FerretUpdateSchemas = lazySchema(() =>
       total_usd: z.number(),
       context_window: z.number().int().positive().optional(),
     }),
-    file_edit: base('file_edit', { path: z.string(), diff: z.string() }),
+    file_edit: base('file_edit', {
+      path: z.string(),
+      diff: z.string(),
+      /** Absent from older servers (read it as `modify`/`add`); `move`: `moved_from` is where the file was. */
+      change_kind: z.enum(['add', 'modify', 'delete', 'move']).optional(),
+      moved_from: z.string().optional(),
+    }),
     file_open: base('file_open', { path: z.string(), line: z.number().int().optional() }),
     /** The conversation was made smaller to fit the model's window: old tool output cleared, or older steps summarised. */
     history_compacted: base('history_compacted', {

@@ -25,7 +25,7 @@ export interface ToolContext {
   /** What the sandbox knows of this workspace (and, through `.host`, of this machine): kept by the core. */
   facts: WorkspaceFacts;
   progress(stream: 'stdout' | 'stderr', text: string): void;
-  fileEdit(edit: { path: string; diff: string; changeKind: 'add' | 'modify' | 'delete'; oldText: string | null; newText: string }): void;
+  fileEdit(edit: { path: string; diff: string; changeKind: 'add' | 'modify' | 'delete' | 'move'; oldText: string | null; newText: string; movedFrom?: string }): void;
   fileOpen(path: string, line?: number): void;
   violation(reason: string, path?: string): void;
   /** Records the model's plan, whole (update_plan); absent where nothing keeps one (a bare test context). */

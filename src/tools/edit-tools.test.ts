@@ -64,7 +64,7 @@ describe('edits through a turn', () => {
     const bad = PATCH.replace('-  return 1;', '-  return 9;');
     const t = await turn([{ name: 'apply_patch', arguments: { input: bad } }], { 'keep.ts': 'function f() {\n  return 1;\n}\n', 'old.md': '# old\n' });
     expect(t.ends[0]!.status).toBe('failed');
-    expect(t.ends[0]!.output).toMatch(/^apply_patch: keep.ts, hunk 1: its lines were not found/);
+    expect(t.ends[0]!.output).toMatch(/^apply_patch: keep.ts, hunk 1 \(patch line 5\): its lines were not found/);
     expect(t.ends[0]!.output).toContain('Nothing was changed.');
     expect([t.read('new.txt'), t.read('keep.ts'), t.read('old.md')]).toEqual([null, 'function f() {\n  return 1;\n}\n', '# old\n']);
     expect(ofType(t.events, 'file_edit')).toEqual([]);

@@ -204,5 +204,28 @@ async function writeText(p: string, content: string, signal?: AbortSignal): Prom
   }
 }
 
+/**
+ * Removes the regular file at p (apply_patch's delete and move). Like a write, it never follows
+ * a swap: p itself is opened with O_NOFOLLOW and its descriptor proved to be the checked path,
+ * the folder is proved right before the unlink, and the name must still be that same file
+ * (device and inode) when it goes; a symlink, a folder, a FIFO or a device in its place is refused.
+ */
+export async function removeFile(p: string, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  const dir = dirname(p);
+  const fh = await openExact(p, O_RDONLY);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new FileError(`${p} is ${kindOf(st)}, not a regular file; not removing it`, st.isDirectory() ? 'EISDIR' : 'ENOTREG');
+    const real = await fsp.realpath(dir);
+    if (real !== dir) throw swapped(dir, real);
+    const now = await fsp.lstat(p);
+    if (now.ino !== st.ino || now.dev !== st.dev) throw new FileError(`${p} changed while ferret was using it; not removing it`, 'ESWAPPED');
+    await fsp.unlink(p);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** ferret's own file system, for clients that do not offer their editor's buffers. */
 export const nodeFiles: FileAccess = { readText, writeText };

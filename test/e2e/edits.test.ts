@@ -17,9 +17,9 @@ const PATCH = ['*** Begin Patch', '*** Add File: src/new.ts', '+export const n =
 describe('edit tools per model family (fake vendor servers, ACP v1 official client)', () => {
   const { env, start } = v1PerTest();
   let fake: FakeServer;
-  const config = (providers: Json) => {
+  const config = (providers: Json, extra: Json = {}) => {
     mkdirSync(join(env.home, 'ferret'), { recursive: true });
-    writeFileSync(join(env.home, 'ferret', 'config.json'), JSON.stringify({ providers }));
+    writeFileSync(join(env.home, 'ferret', 'config.json'), JSON.stringify({ providers, ...extra }));
   };
   beforeEach(async () => {
     fake = await new FakeServer().start();
@@ -76,5 +76,16 @@ describe('edit tools per model family (fake vendor servers, ACP v1 official clie
     expect(offered(0)).toEqual(expect.arrayContaining(['edit_file', 'multi_edit', 'write_file']));
     expect(offered(0)).not.toContain('apply_patch');
     expect(JSON.stringify(fake.requests[0]!.body['system'])).not.toContain('apply_patch');
+  });
+
+  it('config.json editTools "apply_patch" gives a Claude model apply_patch instead of the replacement tools', async () => {
+    config({ anthropic: { type: 'anthropic', baseURL: `${fake.url}/v1` } }, { editTools: 'apply_patch' });
+    fake.reply({ steps: [A.messageStart({ input: 10 }), A.textStart(0), A.textDelta(0, 'Hi.'), A.blockStop(0), A.messageDelta('end_turn', 2), A.messageStop] });
+    const c = start(['--model', 'anthropic/claude-sonnet-4-5'], { ANTHROPIC_API_KEY: 'sk-ant-test' });
+    await c.initialize();
+    const s = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
+    await c.agent.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+    expect(offered(0)).toContain('apply_patch');
+    for (const id of ['edit_file', 'multi_edit', 'write_file']) expect(offered(0)).not.toContain(id);
   });
 });

@@ -1,13 +1,17 @@
 // @-mentions: a file (or folder) the person pointed at in their editor. The model gets its
-// content with the message, read under the same rules as read_file (the sandbox's path check, the
-// turn's file seam, so an editor's unsaved buffer is what it sees), instead of a bare link it
-// would have to ask for. One the rules refuse is named with the reason, never silently dropped.
+// content with the message, judged exactly as a read_file call of that path (a folder as a
+// list_dir call) would be: the sandbox's path check, then the permission rules and the approval
+// preset (a team's `deny read_file(.env)` holds for a mention too), and read through the turn's
+// file seam, so an editor's unsaved buffer is what it sees. One the rules refuse, or that would
+// need a person's approval, is named with the reason, never silently dropped and never read.
 import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorText } from '../../protocol/index.js';
 import { checkRealPath, realPathOf } from '../../sandbox/index.js';
 import type { Mention } from '../api.js';
+import { decideCall } from '../tool-call/decide-call.js';
+import { placePaths, realPathsOf } from '../tool-call/place-paths.js';
 import type { TurnHost } from '../turn-host.js';
 
 /** At most this many mentions are read per message, and this many characters of each file. */
@@ -36,6 +40,8 @@ async function readMention(host: TurnHost, m: Mention, origin: string | undefine
   if (!verdict.ok) return block(`(not read: ${verdict.reason})`);
   try {
     const st = await stat(real);
+    const refused = await judged(host, st.isDirectory() ? 'list_dir' : 'read_file', real);
+    if (refused) return block(`(not read: ${refused})`, st.isDirectory() ? 'folder' : 'file');
     if (st.isDirectory()) {
       const entries = (await readdir(real, { withFileTypes: true })).map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
       const more = entries.length > MAX_ENTRIES ? `\n… ${entries.length - MAX_ENTRIES} more entries` : '';
@@ -48,6 +54,22 @@ async function readMention(host: TurnHost, m: Mention, origin: string | undefine
   } catch (err) {
     return block(`(not read: ${errorText(err)})`);
   }
+}
+
+/**
+ * What the tool runner would say of `tool` called on `real` (placed by the sandbox, then judged by
+ * the rules and the preset): undefined when it would run without asking, else why not.
+ */
+async function judged(host: TurnHost, id: 'read_file' | 'list_dir', real: string): Promise<string | undefined> {
+  const tool = host.tools().get(id);
+  if (!tool) return `${id} is not available in this session`;
+  const args = { path: real };
+  const placed = placePaths(tool, args, realPathsOf(tool, args, host.state.cwd), host.deps.sandbox.workspace(host.state.cwd), host.state.sandbox);
+  if (!placed.ok) return placed.reason;
+  const { verdict } = await decideCall(host, tool, placed.args, placed.reals);
+  if (verdict.action === 'deny') return verdict.reason;
+  if (verdict.action === 'ask') return `${id} of it would need a person's approval (${verdict.reason}); call ${id} if it is needed`;
+  return undefined;
 }
 
 /** A `file://` URI or a plain path (relative to the workspace); undefined for any other scheme. */

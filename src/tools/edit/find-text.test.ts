@@ -34,6 +34,14 @@ describe('finding the text an edit replaces', () => {
     expect(edit(file, 'if (x) {\n  y();\n}', 'if (z) {}')).toMatchObject({ ok: false, reason: 'ambiguous' });
   });
 
+  it('replace_all with an indentation match keeps each occurrence at its own indentation', () => {
+    const file = 'a:\n  foo(1)\n    bar()\nb:\n\t\tfoo(1)\n\t\t  bar()\n';
+    expect(edit(file, 'foo(1)\n  bar()', 'foo(2)\n  bar()\n    baz()', true)).toEqual({
+      text: 'a:\n  foo(2)\n    bar()\n      baz()\nb:\n\t\tfoo(2)\n\t\t  bar()\n\t\t    baz()\n',
+      how: 'indentation',
+    });
+  });
+
   it('a trailing line break in the old text does not add a blank line', () => {
     expect(edit('  a\n  b\nc\n', 'a\nb\n', 'A\nB\n')).toEqual({ text: '  A\n  B\nc\n', how: 'indentation' });
   });

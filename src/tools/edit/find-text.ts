@@ -3,13 +3,17 @@
 // only where exactly one place fits, and the result says which slip was forgiven so the model
 // can tell the person. Anything looser would edit a place the model did not mean.
 
+import { reindent } from './reindent.js';
+
 export type MatchHow = 'exact' | 'line endings' | 'trailing whitespace' | 'indentation';
 
 export interface TextMatch {
-  /** Where each replaced piece starts and how long it is in the file's text, in file order. */
-  spans: { start: number; length: number }[];
-  /** The replacement to write at every span (re-indented or given CRLF endings when needed). */
-  replacement: string;
+  /**
+   * Where each replaced piece starts and how long it is in the file's text, in file order, and
+   * what is written there (re-indented to that occurrence's own indentation, or given CRLF
+   * endings, when needed).
+   */
+  spans: { start: number; length: number; replacement: string }[];
   how: MatchHow;
 }
 
@@ -20,7 +24,7 @@ export function findText(text: string, old: string, replacement: string, all = f
   const exact = occurrences(text, old);
   if (exact.length > 0) {
     if (exact.length > 1 && !all) return { ok: false, reason: 'ambiguous', count: exact.length };
-    return { ok: true, match: { spans: exact.map((start) => ({ start, length: old.length })), replacement, how: 'exact' } };
+    return { ok: true, match: { spans: exact.map((start) => ({ start, length: old.length, replacement })), how: 'exact' } };
   }
   // A CRLF file edited with LF text (or the reverse): the same text in the file's own endings.
   const crlf = text.includes('\r\n');
@@ -28,7 +32,7 @@ export function findText(text: string, old: string, replacement: string, all = f
     const swap = (s: string) => (crlf ? s.replace(/\r?\n/g, '\r\n') : s.replace(/\r\n/g, '\n'));
     const found = occurrences(text, swap(old));
     if (found.length === 1 || (found.length > 1 && all)) {
-      return { ok: true, match: { spans: found.map((start) => ({ start, length: swap(old).length })), replacement: swap(replacement), how: 'line endings' } };
+      return { ok: true, match: { spans: found.map((start) => ({ start, length: swap(old).length, replacement: swap(replacement) })), how: 'line endings' } };
     }
     if (found.length > 1) return { ok: false, reason: 'ambiguous', count: found.length };
   }
@@ -39,27 +43,28 @@ export function findText(text: string, old: string, replacement: string, all = f
   // `old` ended with a line break, which the line windows below do not take: nor does the replacement then.
   if (/\n$/.test(old)) replacement = replacement.replace(/\r?\n$/, '');
   const rightTrimmed = lineWindows(lines, want, (a, b) => a.trimEnd() === b.trimEnd());
-  if (rightTrimmed.length > 0) return windowsResult(lines, want.length, rightTrimmed, replacement.replace(/\r?\n/g, nl), 'trailing whitespace', all);
+  if (rightTrimmed.length > 0) {
+    const r = replacement.replace(/\r?\n/g, nl);
+    return windowsResult(lines, want.length, rightTrimmed, () => r, 'trailing whitespace', all);
+  }
   const trimmed = lineWindows(lines, want, (a, b) => a.trim() === b.trim());
   if (trimmed.length === 0) return { ok: false, reason: 'not found' };
-  // Indentation: the block is right but shifted; the replacement is shifted the same way.
-  const first = trimmed[0]!;
-  const fileIndent = minIndent(lines.slice(first, first + want.length).map((l) => l.text));
-  const oldIndent = minIndent(want.map((l) => l.text));
-  const reindented = splitLines(replacement.replace(/\r\n/g, '\n'))
-    .map((l) => (l.text.trim() === '' ? l.text : fileIndent + (l.text.startsWith(oldIndent) ? l.text.slice(oldIndent.length) : l.text.trimStart())))
-    .join(nl);
+  // Indentation: the block is right but shifted; the replacement is shifted the same way, at
+  // each occurrence to that occurrence's own indentation (replace_all may find several).
+  const oldLines = want.map((l) => l.text);
+  const newLines = splitLines(replacement.replace(/\r\n/g, '\n')).map((l) => l.text);
+  const reindented = (at: number) => reindent(newLines, oldLines, lines.slice(at, at + want.length).map((l) => l.text)).join(nl);
   return windowsResult(lines, want.length, trimmed, reindented, 'indentation', all);
 }
 
-function windowsResult(lines: Line[], size: number, starts: number[], replacement: string, how: MatchHow, all: boolean): FindResult {
+function windowsResult(lines: Line[], size: number, starts: number[], replacement: (at: number) => string, how: MatchHow, all: boolean): FindResult {
   if (starts.length > 1 && !all) return { ok: false, reason: 'ambiguous', count: starts.length };
   const spans = starts.map((i) => {
     const start = lines[i]!.start;
     const last = lines[i + size - 1]!;
-    return { start, length: last.start + last.text.length - start };
+    return { start, length: last.start + last.text.length - start, replacement: replacement(i) };
   });
-  return { ok: true, match: { spans, replacement, how } };
+  return { ok: true, match: { spans, how } };
 }
 
 /** Writes the replacement at every span of a match. */
@@ -67,7 +72,7 @@ export function applyMatch(text: string, m: TextMatch): string {
   let out = '';
   let at = 0;
   for (const s of m.spans) {
-    out += text.slice(at, s.start) + m.replacement;
+    out += text.slice(at, s.start) + s.replacement;
     at = s.start + s.length;
   }
   return out + text.slice(at);
@@ -105,16 +110,6 @@ function lineWindows(lines: Line[], want: Line[], same: (a: string, b: string) =
     }
   }
   return out;
-}
-
-function minIndent(lines: string[]): string {
-  let best: string | undefined;
-  for (const l of lines) {
-    if (l.trim() === '') continue;
-    const ind = /^[ \t]*/.exec(l)![0];
-    if (best === undefined || ind.length < best.length) best = ind;
-  }
-  return best ?? '';
 }
 
 function occurrences(text: string, piece: string): number[] {

@@ -16,6 +16,8 @@ export interface Hunk {
   lines: HunkLine[];
   /** The hunk's lines end the file. */
   atEnd: boolean;
+  /** Where the hunk starts in the patch (1-based, its `@@` line when it has one): errors quote it. */
+  line: number;
 }
 
 export type PatchOp =
@@ -77,7 +79,7 @@ export function parsePatch(text: string): ParsedPatch {
         const l = lines[i]!;
         if (l.startsWith('@@')) {
           const anchor = l.slice(2).trim();
-          hunk = { lines: [], atEnd: false, ...(anchor ? { anchor } : {}) };
+          hunk = { lines: [], atEnd: false, line: begin + 2 + i, ...(anchor ? { anchor } : {}) };
           update.hunks.push(hunk);
           continue;
         }
@@ -87,7 +89,7 @@ export function parsePatch(text: string): ParsedPatch {
         }
         if (!hunk) {
           // The first hunk may come without its `@@` line.
-          hunk = { lines: [], atEnd: false };
+          hunk = { lines: [], atEnd: false, line: begin + 2 + i };
           update.hunks.push(hunk);
         }
         const kind = l[0];
@@ -97,7 +99,7 @@ export function parsePatch(text: string): ParsedPatch {
       }
       const empty = update.hunks.findIndex((h) => !h.lines.some((x) => x.kind !== ' '));
       if (update.hunks.length === 0 && !update.moveTo) return { ok: false, error: `${UPDATE}${update.path}: no hunk changes anything` };
-      if (empty >= 0) return { ok: false, error: `${UPDATE}${update.path}: hunk ${empty + 1} changes nothing (no "-" or "+" line)` };
+      if (empty >= 0) return { ok: false, error: `${UPDATE}${update.path}: hunk ${empty + 1} (patch line ${update.hunks[empty]!.line}) changes nothing (no "-" or "+" line)` };
       op = update;
     } else {
       return { ok: false, error: `${at}: expected "${ADD}", "${UPDATE}" or "${DELETE}", got ${JSON.stringify(line.slice(0, 60))}` };

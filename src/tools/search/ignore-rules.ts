@@ -5,10 +5,10 @@
 //   (core.excludesFile in ~/.gitconfig or $XDG_CONFIG_HOME/git/config, else
 //   $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore). Within one file the last matching
 //   line wins; a `!` line un-ignores. This mirrors ripgrep's `ignore` crate (dir.rs).
-import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { matchLast, parseIgnoreLine, type IgnoreGlob } from './gitignore-glob.js';
+import { readRegularText, readRegularTextSync } from './read-rules-file.js';
 
 const MAX_IGNORE_FILE_BYTES = 4 * 1024 * 1024;
 
@@ -47,12 +47,8 @@ function parseFile(text: string): IgnoreGlob[] {
 }
 
 async function readRules(file: string): Promise<IgnoreGlob[]> {
-  try {
-    const text = await readFile(file, 'utf8');
-    return text.length > MAX_IGNORE_FILE_BYTES ? [] : parseFile(text);
-  } catch {
-    return [];
-  }
+  const text = await readRegularText(file, MAX_IGNORE_FILE_BYTES);
+  return text === undefined ? [] : parseFile(text);
 }
 
 /**
@@ -130,12 +126,8 @@ export function judge(chain: RuleChain | undefined, global: GlobalRules | undefi
 /** Where git's global excludes file is, as ripgrep looks for it (HOME and XDG_CONFIG_HOME as given). */
 export function globalExcludesPath(home: string, xdgConfigHome: string | undefined): string | undefined {
   const fromConfig = (file: string): string | undefined => {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      return undefined;
-    }
+    const text = readRegularTextSync(file, MAX_IGNORE_FILE_BYTES);
+    if (text === undefined) return undefined;
     // As the ignore crate reads it: any `excludesfile = …` line, case-insensitively.
     const m = /^\s*excludesfile\s*=\s*"?\s*(\S+?)\s*"?\s*$/im.exec(text);
     if (!m) return undefined;

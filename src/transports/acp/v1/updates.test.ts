@@ -117,6 +117,22 @@ describe('tool calls', () => {
       { sessionUpdate: 'tool_call_update', toolCallId: 'c1', locations: [{ path: '/ws/a.py', line: 3 }] },
     ]);
   });
+
+  it('a patch that deletes one file and moves another shows a diff for each, with _meta saying which', () => {
+    const m = mapper();
+    m.map(event(start('c1', { tool: 'apply_patch', kind: 'edit', title: 'Patch 3 files' })), false);
+    m.map(event({ type: 'file_edit', data: { callId: 'c1', path: '/ws/old.md', diff: 'd', changeKind: 'delete', oldText: '# old\n', newText: '' } }), false);
+    const [u] = updates(m.map(event({ type: 'file_edit', data: { callId: 'c1', path: '/ws/b.ts', movedFrom: '/ws/a.ts', diff: 'd', changeKind: 'move', oldText: 'a', newText: 'b' } }), false));
+    expect(u).toEqual({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'c1',
+      content: [
+        { type: 'diff', path: '/ws/old.md', oldText: '# old\n', newText: '', _meta: { 'ferret.dev': { changeKind: 'delete' } } },
+        { type: 'diff', path: '/ws/b.ts', oldText: 'a', newText: 'b', _meta: { 'ferret.dev': { changeKind: 'move', movedFrom: '/ws/a.ts' } } },
+      ],
+      locations: [{ path: '/ws/old.md' }, { path: '/ws/b.ts' }],
+    });
+  });
 });
 
 describe('usage_update', () => {

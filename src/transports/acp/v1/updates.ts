@@ -68,7 +68,10 @@ export class UpdateMapper {
       }
       case 'file_edit': {
         const c = this.calls.get(e.data.callId);
-        const diff: ToolCallContent = { type: 'diff', path: e.data.path, oldText: e.data.oldText, newText: e.data.newText };
+        // ACP's diff has no delete or move: a deleted file is a diff to empty text, a moved one a diff at its new path; _meta says which.
+        const d = e.data;
+        const how = d.changeKind === 'delete' || d.changeKind === 'move' ? { _meta: { [META_NS]: { changeKind: d.changeKind, ...(d.movedFrom !== undefined ? { movedFrom: d.movedFrom } : {}) } } } : {};
+        const diff: ToolCallContent = { type: 'diff', path: d.path, oldText: d.oldText, newText: d.newText, ...how };
         if (!c) return [];
         c.edited = true;
         c.diffs = [...(c.diffs ?? []), diff];

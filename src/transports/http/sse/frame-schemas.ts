@@ -11,7 +11,7 @@ const ProgressStep = z.object({
   detail: z.string(),
   callId: z.string(),
 });
-const CodeDiff = z.object({ sessionUpdate: z.literal('code/diff'), path: z.string(), changeKind: z.enum(['add', 'modify', 'delete']), unifiedDiff: z.string() });
+const CodeDiff = z.object({ sessionUpdate: z.literal('code/diff'), path: z.string(), changeKind: z.enum(['add', 'modify', 'delete', 'move']), unifiedDiff: z.string(), movedFrom: z.string().optional() });
 const TerminalOutput = z.object({
   sessionUpdate: z.literal('terminal/output'),
   processId: z.string(),

@@ -14,6 +14,19 @@ const end = (callId: string, tool: string, extra: Record<string, unknown> = {}) 
 describe('IdeTranslator', () => {
   const cases: { name: string; events: SessionEvent[]; frames: unknown[] }[] = [
     {
+      name: 'apply_patch move: code/diff of kind move, with where the file was',
+      events: [
+        start('c1', 'apply_patch'),
+        ev('file_edit', { callId: 'c1', path: '/w/b.py', movedFrom: '/w/a.py', diff: '--- a\n+++ b\n', changeKind: 'move', oldText: 'x', newText: 'y' }),
+        end('c1', 'apply_patch'),
+      ],
+      frames: [
+        { event: 'progress/step', data: { sessionUpdate: 'progress/step', phase: 'tool_call', step: 1, detail: 'apply_patch', callId: 'c1' } },
+        { event: 'code/diff', data: { sessionUpdate: 'code/diff', path: '/w/b.py', changeKind: 'move', unifiedDiff: '--- a\n+++ b\n', movedFrom: '/w/a.py' } },
+        { event: 'progress/step', data: { sessionUpdate: 'progress/step', phase: 'response', step: 2, detail: 'ok', callId: 'c1' } },
+      ],
+    },
+    {
       name: 'write_file: tool_call step, code/diff, response step',
       events: [
         start('c1', 'write_file'),

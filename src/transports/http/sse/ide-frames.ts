@@ -57,7 +57,7 @@ export class IdeTranslator {
         return [this.terminal(e.data.callId, e.data.stream, e.data.text, false)];
       }
       case 'file_edit':
-        return [{ event: 'code/diff', data: { sessionUpdate: 'code/diff', path: e.data.path, changeKind: e.data.changeKind, unifiedDiff: e.data.diff } }];
+        return [{ event: 'code/diff', data: { sessionUpdate: 'code/diff', path: e.data.path, changeKind: e.data.changeKind, unifiedDiff: e.data.diff, ...(e.data.movedFrom !== undefined ? { movedFrom: e.data.movedFrom } : {}) } }];
       case 'file_open':
         return [{ event: 'editor/open_file', data: { sessionUpdate: 'editor/open_file', path: e.data.path, ...(e.data.line !== undefined ? { line: e.data.line } : {}) } }];
       case 'tool_call_end': {

@@ -122,6 +122,8 @@ export const CostUpdateEvent = lazySchema(() =>
     call: UsageSchema.optional(),
     /** The model's context window in tokens, when the provider knows it. */
     contextWindow: z.number().int().positive().optional(),
+    /** A side call (the session's title): billed, but no step of the conversation (a scripted file's position stays). */
+    side: z.boolean().optional(),
   }),
 );
 export const HistoryCompactedEvent = lazySchema(() =>

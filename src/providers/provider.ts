@@ -16,6 +16,10 @@ export interface ModelRequest {
   callIndex: number;
   /** The session's reasoning effort; a model that takes none is sent nothing for it. */
   reasoning?: ReasoningEffort | undefined;
+  /** The most output tokens the reply may use (a side call's low limit); absent: the provider's default. */
+  maxOutputTokens?: number | undefined;
+  /** A side call (the session's title) rather than a step of the conversation. */
+  purpose?: 'title' | undefined;
 }
 
 export type ModelStreamPart =
@@ -43,6 +47,8 @@ export interface ModelProvider {
   prepare?(signal: AbortSignal): Promise<void>;
   /** false: the model takes no reasoning effort (providers/reasoning.ts); absent: unknown (scripted). */
   readonly takesReasoning?: boolean;
+  /** false: no title call is made (a scripted file without `title`); absent: one is, at the end of the first turn. */
+  readonly titles?: boolean;
   /** Throws a ModelError saying what to set when this model cannot run here (no key, no base URL). */
   check?(): void;
   stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;

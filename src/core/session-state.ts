@@ -14,6 +14,8 @@ export interface SessionState {
   usage: Usage;
   costUsd: number;
   title: string | undefined;
+  /** Extra workspace roots (real paths) besides cwd, from session_created; absent: none. */
+  additionalDirectories?: string[];
   createdAt: number;
   updatedAt: number;
   turns: number;

@@ -36,6 +36,8 @@ export const SessionCreatedEvent = lazySchema(() =>
     approval: ApprovalPresetSchema,
     /** The reasoning effort the session starts with (absent in logs older than the setting: medium). */
     reasoning: ReasoningEffortSchema.optional(),
+    /** Extra workspace roots (real paths): file tools reach them under the same sandbox rules as cwd. */
+    additionalDirectories: z.array(z.string()).optional(),
   }),
 );
 export const TurnStartEvent = lazySchema(() =>

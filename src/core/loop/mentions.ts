@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { errorText } from '../../protocol/index.js';
 import { checkRealPath, realPathOf } from '../../sandbox/index.js';
 import type { Mention } from '../api.js';
+import { factsFor } from '../tool-call/roots.js';
 import type { TurnHost } from '../turn-host.js';
 
 /** At most this many mentions are read per message, and this many characters of each file. */
@@ -32,7 +33,7 @@ async function readMention(host: TurnHost, m: Mention, origin: string | undefine
   const real = realPathOf(path);
   const shown = isInsideOrSame(cwd, real) ? relative(cwd, real) || '.' : real;
   const block = (body: string, kind = 'file') => `<context ${kind}="${shown}">\n${body}\n</context>`;
-  const verdict = checkRealPath({ facts: host.deps.sandbox.workspace(cwd), real, write: false, mode: host.state.sandbox });
+  const verdict = checkRealPath({ facts: factsFor(host, real), real, write: false, mode: host.state.sandbox });
   if (!verdict.ok) return block(`(not read: ${verdict.reason})`);
   try {
     const st = await stat(real);

@@ -3,6 +3,7 @@ import type { Decision } from '../../protocol/index.js';
 import { decide, guardProtectedWrite, protectedWrite, type PolicyVerdict } from '../../sandbox/index.js';
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
+import { factsFor } from './roots.js';
 
 const STRICTNESS: Record<PolicyVerdict['action'], number> = { allow: 0, ask: 1, deny: 2 };
 
@@ -62,9 +63,8 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
 function guardWrites(verdict: PolicyVerdict, tool: Tool, reals: string[], host: TurnHost): PolicyVerdict {
   if (tool.effect !== 'write') return verdict;
   const { cwd, sandbox, approval: preset } = host.state;
-  const facts = host.deps.sandbox.workspace(cwd);
   for (const real of reals) {
-    const meta = protectedWrite(facts, real);
+    const meta = protectedWrite(factsFor(host, real), real);
     if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(cwd, real) || real, meta });
   }
   return verdict;

@@ -3,7 +3,7 @@ import type { Decision } from '../../protocol/index.js';
 import { decide, guardProtectedWrite, protectedWrite, type PolicyVerdict } from '../../sandbox/index.js';
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
-import { factsFor } from './roots.js';
+import { factsFor, rootOf } from './roots.js';
 
 const STRICTNESS: Record<PolicyVerdict['action'], number> = { allow: 0, ask: 1, deny: 2 };
 
@@ -46,7 +46,8 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
         tool: name,
         effect: tool.effect,
         rules: host.deps.rules,
-        ...(real !== undefined ? { path: relative(cwd, real) } : {}),
+        // A path in an extra root is judged as inside its own root, as one in cwd is (tool-call/roots.ts).
+        ...(real !== undefined ? { path: relative(rootOf(host, real), real) } : {}),
         ...(approval.judgement ? { judgement: approval.judgement } : {}),
         ...(persisted && name === tool.id ? { persisted } : {}),
       });
@@ -65,7 +66,7 @@ function guardWrites(verdict: PolicyVerdict, tool: Tool, reals: string[], host: 
   const { cwd, sandbox, approval: preset } = host.state;
   for (const real of reals) {
     const meta = protectedWrite(factsFor(host, real), real);
-    if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(cwd, real) || real, meta });
+    if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(rootOf(host, real), real) || real, meta });
   }
   return verdict;
 }

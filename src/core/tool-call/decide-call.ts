@@ -63,7 +63,7 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
 /** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/paths/host-meta.ts). */
 function guardWrites(verdict: PolicyVerdict, tool: Tool, reals: string[], host: TurnHost): PolicyVerdict {
   if (tool.effect !== 'write') return verdict;
-  const { cwd, sandbox, approval: preset } = host.state;
+  const { sandbox, approval: preset } = host.state;
   for (const real of reals) {
     const meta = protectedWrite(factsFor(host, real), real);
     if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(rootOf(host, real), real) || real, meta });

@@ -247,6 +247,15 @@ describe('POST /session', () => {
     expectError(await call('POST', '/session', { bogus: 1 }), 400, 'invalid_params', 'body: Unrecognized key: "bogus"');
   });
 
+  it('additionalDirectories: extra roots kept and shown by GET /session/:id; a relative or missing one is a 400 naming the field', async () => {
+    const extra = join(root, 'extra-root');
+    mkdirSync(extra, { recursive: true });
+    const id = await newSession({ additionalDirectories: [extra] });
+    expect((await call('GET', `/session/${id}`)).json().additionalDirectories).toEqual([extra]);
+    expectError(await call('POST', '/session', { additionalDirectories: ['rel/dir'] }), 400, 'invalid_params', /^additionalDirectories\.0: must be an absolute path/);
+    expectError(await call('POST', '/session', { additionalDirectories: [join(root, 'gone')] }), 400, 'invalid_params', `additionalDirectories[0]: no such directory: ${join(root, 'gone')}`);
+  });
+
   it('422 model_unavailable for an unknown model; 400 for a scripted file that is missing or malformed', async () => {
     expectError(await call('POST', '/session', { model: 'no-such-model' }), 422, 'model_unavailable', /^Unknown model "no-such-model"/);
     expectError(await call('POST', '/session', { model: `scripted:${join(root, 'absent.json')}` }), 400, 'invalid_params', /^scripted model file .*absent\.json: cannot open it \(ENOENT\)/);

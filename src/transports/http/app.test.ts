@@ -265,6 +265,17 @@ describe('POST /session', () => {
 });
 
 describe('GET /session and GET /session/:id', () => {
+  it("the model's title follows the first one after the first turn: the list and the detail show it", async () => {
+    const id = await newSession({ model: script({ title: 'Greet the reader', responses: [{ chunks: ['Hi.'] }] }) });
+    const named = next(id, 'session_info');
+    expect((await call('POST', `/session/${id}/message`, { text: 'say hello to whoever reads this' })).statusCode).toBe(200);
+    await named; // the first request's title came before the answer; wait for the model's
+    for (let i = 0; i < 100 && live(id).state.title !== 'Greet the reader'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await call('GET', `/session/${id}`)).json().title).toBe('Greet the reader');
+    const listed = (await call('GET', '/session')).json().sessions as Array<Record<string, unknown>>;
+    expect(listed.find((x) => x['sessionId'] === id)?.['title']).toBe('Greet the reader');
+  });
+
   it('lists live sessions and describes one after a turn', async () => {
     const id = await newSession();
     const turn = await call('POST', `/session/${id}/message`, { text: 'hi there\nsecond line' });

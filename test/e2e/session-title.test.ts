@@ -16,8 +16,9 @@ async function untilTitles(c: V1Client, id: string, n: number): Promise<void> {
 }
 
 // A session's title from the built CLI: the first request names it (session_info_update to an
-// official ACP v1 client, schema-checked after the test), session/list shows it, and a load in a
-// new process replays it.
+// official ACP v1 client, schema-checked after the test), then the session's model gives it a
+// short title after the first turn (a scripted file's `title`, or a real request recorded by a
+// fake OpenAI server); session/list shows the latest, and a load in a new process replays both.
 
 describe('the session title over ACP v1 (official SDK client)', () => {
   const { env, start } = v1PerTest();

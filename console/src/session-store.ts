@@ -208,7 +208,8 @@ export class SessionStore {
         const before = this.usage;
         this.usage = { input: u.input, output: u.output, cache: u.cache, reasoning: u.reasoning, usd: u.total_usd };
         const call = u.input - before.input + (u.cache - before.cache) + (u.output - before.output);
-        if (call > 0) this.contextUsed = call;
+        // A side call (the title) is no measure of the conversation; read loosely until the typed client is regenerated.
+        if (call > 0 && !(u as { side?: boolean }).side) this.contextUsed = call;
         if (u.context_window !== undefined) this.contextWindow = u.context_window;
         return;
       }

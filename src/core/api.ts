@@ -113,6 +113,8 @@ export interface SessionDefaults {
 
 export interface NewSessionOptions {
   cwd?: string | undefined;
+  /** Extra workspace roots (absolute folders that exist); the file tools reach them as they reach cwd. */
+  additionalDirectories?: readonly string[] | undefined;
   model?: string | undefined;
   mode?: AgentMode | undefined;
   approval?: ApprovalPreset | undefined;
@@ -169,7 +171,7 @@ export interface Sessions {
   /** A client is done with it: let go now if nobody else uses it, else once its turn ends. */
   close(id: string): Promise<void>;
   /** A new session with the history of `id` (its whole turns), the same model and settings (ACP session/fork). */
-  fork(id: string, opts?: { cwd?: string | undefined }): Promise<SessionHandle>;
+  fork(id: string, opts?: { cwd?: string | undefined; additionalDirectories?: readonly string[] | undefined }): Promise<SessionHandle>;
   /**
    * Deletes a session for good (its log and its list entry). Refused while it runs a turn
    * (`session_busy`) or while another process or fleet server writes it (`session_elsewhere`).

@@ -14,6 +14,8 @@ export interface SessionState {
   usage: Usage;
   costUsd: number;
   title: string | undefined;
+  /** Extra workspace roots (real paths) besides cwd, from session_created; absent: none. */
+  additionalDirectories?: string[];
   createdAt: number;
   updatedAt: number;
   turns: number;
@@ -117,6 +119,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'cost_update':
       s.usage = { input: e.data.input, output: e.data.output, cache: e.data.cache, reasoning: e.data.reasoning };
       s.costUsd = e.data.totalUsd;
+      if (e.data.side) return; // a title call: its cost only, no step of the conversation
       s.modelCalls++; // one cost_update per model call, failed and summary calls included
       if (e.data.call) s.lastCallTokens = e.data.call.input + e.data.call.cache + e.data.call.output + e.data.call.reasoning;
       if (s.openTurn) s.openTurn.uncosted = false;

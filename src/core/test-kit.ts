@@ -63,6 +63,7 @@ export function spyOnModel(core: Core): ModelRequest[] {
         pricing: p.pricing,
         contextWindow: p.contextWindow,
         ...(p.check ? { check: () => p.check?.() } : {}),
+        ...(p.titles !== undefined ? { titles: p.titles } : {}),
         stream: (req) => {
           seen.push({ ...req, messages: [...req.messages] });
           return p.stream(req);

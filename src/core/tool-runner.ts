@@ -7,6 +7,7 @@ import { decideCall, recordDecision, type CallDecision } from './tool-call/decid
 import { keepFullOutput, keptNote } from './tool-call/kept-output.js';
 import { cutParts, joinCut } from './tool-call/output-cap.js';
 import { placedExtras, placePaths, realPathsOf, type RealPath } from './tool-call/place-paths.js';
+import { factsFor } from './tool-call/roots.js';
 import { hiddenEditTools } from './edit-tools.js';
 import type { OfferedTool, TurnHost } from './turn-host.js';
 
@@ -179,9 +180,10 @@ async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
   if (host.state.mode === 'plan' && tool.effect !== 'read') {
     return { status: 'denied', output: `the plan agent cannot use ${tool.id}: it proposes changes and does not make them` };
   }
-  const { cwd, sandbox } = host.state;
+  const { sandbox } = host.state;
   const keptDir = realPathOf(host.deps.keptOutputDir(host.id));
-  const placed = placePaths(tool, args, reals, host.deps.sandbox.workspace(cwd), sandbox, keptDir);
+  // Each path is judged against the root that holds it: cwd, or one of the session's extra roots.
+  const placed = placePaths(tool, args, reals, (real) => factsFor(host, real), sandbox, keptDir);
   if (!placed.ok) {
     host.emit({ type: 'sandbox_violation', data: { callId: call.id, tool: tool.id, path: placed.real, mode: sandbox, reason: placed.reason } });
     return { status: 'failed', output: `sandbox (${sandbox}) refused ${tool.id}: ${placed.reason}` };
@@ -259,5 +261,6 @@ function context(host: TurnHost, run: ToolCallRun, tool: Tool, placed: Map<strin
     plan: (entries) => host.emit({ type: 'plan_updated', data: { entries, callId } }),
     ledger: host.readLedger,
     placed,
+    ...(host.state.additionalDirectories?.length ? { roots: host.state.additionalDirectories } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { expandCommand } from './commands/team-commands.js';
 import { teamCommandOfTurn } from './commands/turn-command.js';
 import { mentionsText } from './loop/mentions.js';
 import { titleOf } from './session/title.js';
+import { improveTitle } from './session/title-call.js';
 import { runCalls } from './loop/run-calls.js';
 import { offeredTools } from './tool-runner.js';
 import type { Mention } from './api.js';
@@ -77,6 +78,9 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
   if (end.error !== undefined) session.emit({ type: 'notice', data: { level: 'error', text: end.error } });
   const why = { ...(end.error !== undefined ? { error: end.error } : {}), ...(end.errorCode ? { errorCode: end.errorCode } : {}) };
   session.emit({ type: 'turn_end', data: { turnId, stopReason: end.stop, text: lastText, ...why } });
+  // The first request named the session; now its model may name it better. After turn_end and not
+  // awaited: the turn never waits for it, and its failure is only a debug line.
+  if (untitled && session.state.title !== undefined && end.stop === 'end_turn') void improveTitle(session, text, lastText);
   return { turnId, stopReason: end.stop, message: { role: 'assistant', text: lastText }, ...why };
 }
 

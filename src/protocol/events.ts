@@ -36,6 +36,8 @@ export const SessionCreatedEvent = lazySchema(() =>
     approval: ApprovalPresetSchema,
     /** The reasoning effort the session starts with (absent in logs older than the setting: medium). */
     reasoning: ReasoningEffortSchema.optional(),
+    /** Extra workspace roots (real paths): file tools reach them under the same sandbox rules as cwd. */
+    additionalDirectories: z.array(z.string()).optional(),
   }),
 );
 export const TurnStartEvent = lazySchema(() =>
@@ -122,6 +124,8 @@ export const CostUpdateEvent = lazySchema(() =>
     call: UsageSchema.optional(),
     /** The model's context window in tokens, when the provider knows it. */
     contextWindow: z.number().int().positive().optional(),
+    /** A side call (the session's title): billed, but no step of the conversation (a scripted file's position stays). */
+    side: z.boolean().optional(),
   }),
 );
 export const HistoryCompactedEvent = lazySchema(() =>

@@ -58,6 +58,7 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
         total_usd: e.data.totalUsd,
       };
       if (e.data.contextWindow !== undefined) u['context_window'] = e.data.contextWindow;
+      if (e.data.side) u['side'] = true;
       return u as FerretUpdate;
     }
     case 'file_edit': {

@@ -45,6 +45,8 @@ export const FerretUpdateSchemas = lazySchema(() =>
       reasoning: z.number(),
       total_usd: z.number(),
       context_window: z.number().int().positive().optional(),
+      /** A side call (the session's title): its cost counts, but it says nothing of the conversation's size. */
+      side: z.boolean().optional(),
     }),
     file_edit: base('file_edit', {
       path: z.string(),

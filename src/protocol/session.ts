@@ -5,6 +5,13 @@ import { AgentModeSchema, ApprovalPresetSchema, SandboxModeSchema, StopReasonSch
 
 // How a session is described to clients, on every surface.
 
+/** Extra workspace roots (ACP `additionalDirectories`): absolute folders, besides cwd. */
+export const AdditionalDirectoriesSchema = lazySchema(() =>
+  z
+    .array(z.string().min(1).refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'must be an absolute path'))
+    .max(64),
+);
+
 /** The small summary kept beside each log, so listing never reads whole logs. */
 export const SessionMetaSchema = lazySchema(() =>
   z.object({
@@ -16,6 +23,8 @@ export const SessionMetaSchema = lazySchema(() =>
     createdAt: z.string(),
     updatedAt: z.string(),
     costUsd: z.number().default(0),
+    /** Extra workspace roots, besides cwd (absent: none). */
+    additionalDirectories: z.array(z.string()).optional(),
   }),
 );
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;

@@ -72,6 +72,7 @@ export async function* streamOnce(req: ModelRequest, opts: AttemptOptions): Asyn
       ...toPrompt(req.system, req.messages, opts.cache, opts.family, req.reasoning, opts.media, opts.modelId),
       ...(req.tools.length > 0 ? { tools: toToolSet(req.tools) } : {}),
       ...(reasoning ? { providerOptions: reasoning } : {}),
+      ...(req.maxOutputTokens !== undefined ? { maxOutputTokens: req.maxOutputTokens } : {}),
       maxRetries: 0,
       abortSignal: ac.signal,
       onError: () => {}, // errors arrive as `error` parts below; the default handler prints them

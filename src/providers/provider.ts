@@ -16,6 +16,10 @@ export interface ModelRequest {
   callIndex: number;
   /** The session's reasoning effort; a model that takes none is sent nothing for it. */
   reasoning?: ReasoningEffort | undefined;
+  /** The most output tokens the reply may use (a side call's low limit); absent: the provider's default. */
+  maxOutputTokens?: number | undefined;
+  /** A side call (the session's title) rather than a step of the conversation. */
+  purpose?: 'title' | undefined;
 }
 
 export type ModelStreamPart =
@@ -45,6 +49,8 @@ export interface ModelProvider {
   readonly takesReasoning?: boolean;
   /** true: the model sees images; false: each image reaches it as a note saying so (providers/images.ts); absent: unknown. */
   readonly takesImages?: boolean;
+  /** false: no title call is made (a scripted file without `title`); absent: one is, at the end of the first turn. */
+  readonly titles?: boolean;
   /** Throws a ModelError saying what to set when this model cannot run here (no key, no base URL). */
   check?(): void;
   stream(req: ModelRequest): AsyncIterable<ModelStreamPart>;

@@ -29,6 +29,12 @@ export const ScriptedFileSchema = lazySchema(() =>
     contextWindow: z.number().int().positive().optional(),
     /** false: a text-only model (an image in its prompt is a notice, as for a real one); default true. */
     vision: z.boolean().optional(),
+    /**
+     * What the model answers when ferret asks it for the session's title (after the first turn):
+     * a string, or an object with its usage. Absent: no title call is made, and `responses` keep
+     * their positions either way.
+     */
+    title: z.union([z.string(), z.object({ text: z.string(), usage: UsageSchema.partial().optional() })]).optional(),
   }),
 );
 export type ScriptedFile = z.infer<typeof ScriptedFileSchema>;
@@ -143,7 +149,21 @@ export class ScriptedProvider implements ModelProvider {
     this.takesImages = this.file.vision !== false;
   }
 
+  /** Whether the file answers a title call. */
+  get titles(): boolean {
+    return this.file.title !== undefined;
+  }
+
   async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
+    if (req.purpose === 'title') {
+      // A side call: answered from `title`, never from `responses` (whose position it does not move).
+      const t = this.file.title;
+      if (t === undefined) throw new ModelError(`scripted model ${this.id}: the file has no title`);
+      const { text, usage } = typeof t === 'string' ? { text: t, usage: undefined } : t;
+      yield { type: 'text', text };
+      yield { type: 'usage', usage: { input: 0, output: 0, cache: 0, reasoning: 0, ...usage } };
+      return;
+    }
     const index = req.callIndex;
     const r = this.file.responses[index];
     if (!r) {

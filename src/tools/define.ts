@@ -37,6 +37,8 @@ export interface ToolContext {
    * runner judged exactly these, so the tool writes there and nowhere else.
    */
   placed?: ReadonlyMap<string, string>;
+  /** The session's extra workspace roots (real paths, ACP `additionalDirectories`): a search there stays inside the one it starts in. */
+  roots?: readonly string[];
 }
 
 export interface ToolOutcome {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { isInside } from '../protocol/index.js';
 import { stateBlocks } from '../sandbox/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { guardRegexps } from './regex-guard.js';
@@ -61,6 +62,10 @@ export const grepTool = defineTool({
     if (!st.isDirectory() && !st.isFile()) return fail(`grep: ${a.path ?? '.'} is not a file or a folder`);
     if (st.isFile() && st.size > GREP_MAX_FILE_BYTES) return fail(`grep: ${a.path} is larger than ${GREP_MAX_FILE_BYTES / 1024 / 1024} MiB; read it in pages with read_file`);
     const host = ctx.facts.host;
+    // A search in one of the session's extra roots is bounded by that root, as one in cwd is by cwd.
+    const realRoot = await realpath(root).catch(() => root);
+    const extra = isInside(ctx.cwd, realRoot) ? undefined : ctx.roots?.find((r) => isInside(r, realRoot));
+    const facts = extra ? host.workspace(extra) : ctx.facts;
     const scope = makeScope({
       root,
       rootIsFile: st.isFile(),
@@ -68,7 +73,7 @@ export const grepTool = defineTool({
       globs: typeof a.glob === 'string' ? [a.glob] : a.glob,
       types: typeof a.type === 'string' ? [a.type] : a.type,
       includeIgnored: a.include_ignored,
-      blocked: stateBlocks(ctx.facts),
+      blocked: stateBlocks(facts),
       home: host.home,
       xdgConfigHome: host.xdgConfigHome,
     });
@@ -82,7 +87,7 @@ export const grepTool = defineTool({
       paging: { mode: a.output ?? 'content', offset, limit, before: a.before ?? a.context ?? 0, after: a.after ?? a.context ?? 0, maxLineChars: MAX_LINE_CHARS },
       maxFileBytes: GREP_MAX_FILE_BYTES,
       // A file is read only when its real path stays inside the workspace, as read_file would.
-      within: ctx.sandbox !== 'danger-full-access' ? ctx.cwd : undefined,
+      within: ctx.sandbox !== 'danger-full-access' ? (extra ?? ctx.cwd) : undefined,
       host,
       signal: ctx.signal,
       deadlineMs: GREP_DEADLINE_MS,

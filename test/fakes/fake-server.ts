@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TITLE_SYSTEM } from '../../src/core/session/title-call.js';
 
 /** A promise the test opens by hand: the fake waits on it between two chunks. */
 export interface Gate {
@@ -53,6 +54,8 @@ export function imagesIn(body: unknown, request = 0, inToolResult = false): Reco
   const tool = inToolResult || o['type'] === 'function_call_output' || o['type'] === 'tool_result';
   return Object.values(o).flatMap((v) => imagesIn(v, request, tool));
 }
+/** The first words of ferret's title call (src/core/session/title-call.ts): answered apart from the queue. */
+const TITLE_MARK = TITLE_SYSTEM.slice(0, 60);
 
 const WINDOW_PATHS = /^\/(?:props|api\/show|v1\/models|api\/v0\/models\/.*)$/;
 
@@ -63,6 +66,10 @@ export class FakeServer {
   readonly probes: RecordedRequest[] = [];
   /** What those endpoints answer, by path (e.g. `/props`); any other is a 404 like a server without it. */
   readonly windowInfo = new Map<string, unknown>();
+  /** ferret's title calls (after a session's first turn), kept apart from `requests`. */
+  readonly titleRequests: RecordedRequest[] = [];
+  /** What title calls are answered with, in order; none queued: HTTP 400 (ferret keeps the first request's title). */
+  readonly titleReplies: Reply[] = [];
   private readonly replies: Reply[] = [];
   /** The image parts of every recorded request, in order. */
   get images(): RecordedImage[] {
@@ -99,8 +106,9 @@ export class FakeServer {
       res.writeHead(info === undefined ? 404 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(info ?? { error: 'not found' }));
       return;
     }
-    this.requests.push(recorded);
-    const reply = this.replies.shift();
+    const title = text.includes(TITLE_MARK);
+    (title ? this.titleRequests : this.requests).push(recorded);
+    const reply = title ? (this.titleReplies.shift() ?? { status: 400, json: { error: { message: 'fake: no title reply queued', type: 'invalid_request_error' } } }) : this.replies.shift();
     if (!reply) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake: no reply queued' } }));
       return;

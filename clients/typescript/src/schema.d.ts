@@ -396,6 +396,8 @@ export interface components {
             mode?: "code" | "plan";
             /** @enum {string} */
             approval?: "suggest" | "auto" | "full-auto";
+            /** @description Extra workspace roots (absolute folders that exist): the file tools reach them under the same sandbox rules as cwd */
+            additionalDirectories?: string[];
         };
         ImageInputInput: {
             /** @description The image's bytes, base64 (a data: URL prefix is taken off); PNG, JPEG, GIF or WebP, at most 5242880 bytes decoded */
@@ -463,6 +465,7 @@ export interface components {
             updatedAt: string;
             /** @default 0 */
             costUsd: number;
+            additionalDirectories?: string[];
             /** @enum {string} */
             status: "idle" | "running";
             live: boolean;
@@ -498,6 +501,8 @@ export interface components {
             approval: "suggest" | "auto" | "full-auto";
             cwd: string;
             title?: string;
+            /** @description Extra workspace roots (real paths), besides cwd */
+            additionalDirectories?: string[];
             /** @enum {string} */
             status: "idle" | "running";
             usage: components["schemas"]["Usage"];
@@ -729,6 +734,7 @@ export interface components {
             reasoning: number;
             total_usd: number;
             context_window?: number;
+            side?: boolean;
         } | {
             sessionId: string;
             seq: number;
@@ -736,6 +742,9 @@ export interface components {
             kind: "file_edit";
             path: string;
             diff: string;
+            /** @enum {string} */
+            change_kind?: "add" | "modify" | "delete" | "move";
+            moved_from?: string;
         } | {
             sessionId: string;
             seq: number;
@@ -804,8 +813,9 @@ export interface components {
             sessionUpdate: "code/diff";
             path: string;
             /** @enum {string} */
-            changeKind: "add" | "modify" | "delete";
+            changeKind: "add" | "modify" | "delete" | "move";
             unifiedDiff: string;
+            movedFrom?: string;
         };
         IdeTerminalOutput: {
             /** @constant */

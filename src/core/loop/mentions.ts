@@ -12,6 +12,7 @@ import { checkRealPath, realPathOf } from '../../sandbox/index.js';
 import type { Mention } from '../api.js';
 import { decideCall } from '../tool-call/decide-call.js';
 import { placePaths, realPathsOf } from '../tool-call/place-paths.js';
+import { factsFor } from '../tool-call/roots.js';
 import type { TurnHost } from '../turn-host.js';
 
 /** At most this many mentions are read per message, and this many characters of each file. */
@@ -36,7 +37,7 @@ async function readMention(host: TurnHost, m: Mention, origin: string | undefine
   const real = realPathOf(path);
   const shown = isInsideOrSame(cwd, real) ? relative(cwd, real) || '.' : real;
   const block = (body: string, kind = 'file') => `<context ${kind}="${shown}">\n${body}\n</context>`;
-  const verdict = checkRealPath({ facts: host.deps.sandbox.workspace(cwd), real, write: false, mode: host.state.sandbox });
+  const verdict = checkRealPath({ facts: factsFor(host, real), real, write: false, mode: host.state.sandbox });
   if (!verdict.ok) return block(`(not read: ${verdict.reason})`);
   try {
     const st = await stat(real);
@@ -64,7 +65,7 @@ async function judged(host: TurnHost, id: 'read_file' | 'list_dir', real: string
   const tool = host.tools().get(id);
   if (!tool) return `${id} is not available in this session`;
   const args = { path: real };
-  const placed = placePaths(tool, args, realPathsOf(tool, args, host.state.cwd), host.deps.sandbox.workspace(host.state.cwd), host.state.sandbox);
+  const placed = placePaths(tool, args, realPathsOf(tool, args, host.state.cwd), (r) => factsFor(host, r), host.state.sandbox);
   if (!placed.ok) return placed.reason;
   const { verdict } = await decideCall(host, tool, placed.args, placed.reals);
   if (verdict.action === 'deny') return verdict.reason;

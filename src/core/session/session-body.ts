@@ -175,6 +175,7 @@ export abstract class SessionBase {
       createdAt: new Date(s.createdAt).toISOString(),
       updatedAt: new Date(s.updatedAt).toISOString(),
       costUsd: s.costUsd,
+      ...(s.additionalDirectories?.length ? { additionalDirectories: s.additionalDirectories } : {}),
     };
   }
 

@@ -8,7 +8,7 @@ import type { ListPage, ListQuery, NewSessionOptions, SessionDefaults, Sessions 
 import { checkModel } from '../model-check.js';
 import type { SessionFold } from '../folds.js';
 import type { SessionDeps } from '../turn-host.js';
-import { resolveWorkspace } from '../workspace.js';
+import { resolveRoots, resolveWorkspace } from '../workspace.js';
 import type { LiveSession } from './live-session.js';
 import { storageError, type LocalOpener } from './local-opener.js';
 import type { LocalSession } from '../session/local-session.js';
@@ -68,7 +68,7 @@ export class SessionManager implements Sessions {
    * mode, approval and reasoning; the source is not changed. Its log is an ordinary log: it loads
    * in any process like any session.
    */
-  async fork(id: string, opts: { cwd?: string | undefined } = {}): Promise<LiveSession> {
+  async fork(id: string, opts: { cwd?: string | undefined; additionalDirectories?: readonly string[] | undefined } = {}): Promise<LiveSession> {
     const src = await this.open(id, { write: false });
     await src.ready();
     const upTo = src.lastSeq;
@@ -84,7 +84,9 @@ export class SessionManager implements Sessions {
       if (started >= 0) end = started;
     }
     const st = src.state;
-    const fork = this.createLocal({ cwd: opts.cwd ?? st.cwd, model: st.model, mode: st.mode, approval: st.approval });
+    // The source's extra roots come along unless the fork names its own.
+    const roots = opts.additionalDirectories ?? st.additionalDirectories;
+    const fork = this.createLocal({ cwd: opts.cwd ?? st.cwd, model: st.model, mode: st.mode, approval: st.approval, ...(roots ? { additionalDirectories: roots } : {}) });
     for (const e of events.slice(0, end)) {
       if (e.type === 'session_created') continue;
       fork.emit({ type: e.type, data: e.data } as EventDraft);
@@ -96,6 +98,7 @@ export class SessionManager implements Sessions {
   private createLocal(opts: NewSessionOptions): LocalSession {
     this.onActivity?.();
     const cwd = resolveWorkspace(opts.cwd ?? this.defaults.cwd, this.defaults.cwd);
+    const roots = resolveRoots(opts.additionalDirectories ?? [], cwd);
     const model = opts.model ?? this.defaults.model;
     // A typo, a missing key or a malformed scripted file: refuse now, naming the field.
     if (opts.model !== undefined || model.startsWith('scripted:')) checkModel(this.deps.resolver, model, cwd);
@@ -113,6 +116,7 @@ export class SessionManager implements Sessions {
         approval: opts.approval ?? this.defaults.approval,
         // Logged only when configured: a log without it folds to the default (session-state.ts).
         ...(this.defaults.reasoning ? { reasoning: this.defaults.reasoning } : {}),
+        ...(roots.length ? { additionalDirectories: roots } : {}),
       },
     });
     session.saveMeta(true);

@@ -3,6 +3,7 @@ import type { Decision } from '../../protocol/index.js';
 import { decide, guardProtectedWrite, protectedWrite, type PolicyVerdict } from '../../sandbox/index.js';
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
+import { factsFor, rootOf } from './roots.js';
 
 const STRICTNESS: Record<PolicyVerdict['action'], number> = { allow: 0, ask: 1, deny: 2 };
 
@@ -45,7 +46,8 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
         tool: name,
         effect: tool.effect,
         rules: host.deps.rules,
-        ...(real !== undefined ? { path: relative(cwd, real) } : {}),
+        // A path in an extra root is judged as inside its own root, as one in cwd is (tool-call/roots.ts).
+        ...(real !== undefined ? { path: relative(rootOf(host, real), real) } : {}),
         ...(approval.judgement ? { judgement: approval.judgement } : {}),
         ...(persisted && name === tool.id ? { persisted } : {}),
       });
@@ -61,11 +63,10 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
 /** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/paths/host-meta.ts). */
 function guardWrites(verdict: PolicyVerdict, tool: Tool, reals: string[], host: TurnHost): PolicyVerdict {
   if (tool.effect !== 'write') return verdict;
-  const { cwd, sandbox, approval: preset } = host.state;
-  const facts = host.deps.sandbox.workspace(cwd);
+  const { sandbox, approval: preset } = host.state;
   for (const real of reals) {
-    const meta = protectedWrite(facts, real);
-    if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(cwd, real) || real, meta });
+    const meta = protectedWrite(factsFor(host, real), real);
+    if (meta) return guardProtectedWrite(verdict, { preset, sandbox, path: relative(rootOf(host, real), real) || real, meta });
   }
   return verdict;
 }

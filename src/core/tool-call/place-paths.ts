@@ -33,13 +33,13 @@ export function placedExtras(found: RealPath[]): Map<string, string> {
 /**
  * Checks each path argument against the sandbox and re-points it to its checked real path, so
  * the tool works on what was judged, not on a name a symlink could re-point later. `keptDir` (a
- * real path) is the session's kept tool output, which a tool that pages through it (read_file) may read.
+ * real path) is the session's kept tool output (`facts`: one workspace, or the root holding each path), which a tool that pages through it (read_file) may read.
  */
-export function placePaths(tool: Tool, args: Record<string, unknown>, found: RealPath[], facts: WorkspaceFacts, sandbox: SandboxMode, keptDir?: string): Placed {
+export function placePaths(tool: Tool, args: Record<string, unknown>, found: RealPath[], facts: WorkspaceFacts | ((real: string) => WorkspaceFacts), sandbox: SandboxMode, keptDir?: string): Placed {
   const placed: Record<string, unknown> = { ...args };
   const readable = tool.readsKeptOutput && tool.effect === 'read' ? keptDir : undefined;
   for (const { name, real } of found) {
-    const v = checkRealPath({ facts, real, write: tool.effect === 'write', mode: sandbox, readable });
+    const v = checkRealPath({ facts: typeof facts === 'function' ? facts(real) : facts, real, write: tool.effect === 'write', mode: sandbox, readable });
     if (!v.ok) return { ok: false, real: v.real, reason: v.reason };
     if (name !== undefined) placed[name] = real;
   }

@@ -247,6 +247,15 @@ describe('POST /session', () => {
     expectError(await call('POST', '/session', { bogus: 1 }), 400, 'invalid_params', 'body: Unrecognized key: "bogus"');
   });
 
+  it('additionalDirectories: extra roots kept and shown by GET /session/:id; a relative or missing one is a 400 naming the field', async () => {
+    const extra = join(root, 'extra-root');
+    mkdirSync(extra, { recursive: true });
+    const id = await newSession({ additionalDirectories: [extra] });
+    expect((await call('GET', `/session/${id}`)).json().additionalDirectories).toEqual([extra]);
+    expectError(await call('POST', '/session', { additionalDirectories: ['rel/dir'] }), 400, 'invalid_params', /^additionalDirectories\.0: must be an absolute path/);
+    expectError(await call('POST', '/session', { additionalDirectories: [join(root, 'gone')] }), 400, 'invalid_params', `additionalDirectories[0]: no such directory: ${join(root, 'gone')}`);
+  });
+
   it('422 model_unavailable for an unknown model; 400 for a scripted file that is missing or malformed', async () => {
     expectError(await call('POST', '/session', { model: 'no-such-model' }), 422, 'model_unavailable', /^Unknown model "no-such-model"/);
     expectError(await call('POST', '/session', { model: `scripted:${join(root, 'absent.json')}` }), 400, 'invalid_params', /^scripted model file .*absent\.json: cannot open it \(ENOENT\)/);
@@ -256,6 +265,17 @@ describe('POST /session', () => {
 });
 
 describe('GET /session and GET /session/:id', () => {
+  it("the model's title follows the first one after the first turn: the list and the detail show it", async () => {
+    const id = await newSession({ model: script({ title: 'Greet the reader', responses: [{ chunks: ['Hi.'] }] }) });
+    const named = next(id, 'session_info');
+    expect((await call('POST', `/session/${id}/message`, { text: 'say hello to whoever reads this' })).statusCode).toBe(200);
+    await named; // the first request's title came before the answer; wait for the model's
+    for (let i = 0; i < 100 && live(id).state.title !== 'Greet the reader'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await call('GET', `/session/${id}`)).json().title).toBe('Greet the reader');
+    const listed = (await call('GET', '/session')).json().sessions as Array<Record<string, unknown>>;
+    expect(listed.find((x) => x['sessionId'] === id)?.['title']).toBe('Greet the reader');
+  });
+
   it('lists live sessions and describes one after a turn', async () => {
     const id = await newSession();
     const turn = await call('POST', `/session/${id}/message`, { text: 'hi there\nsecond line' });

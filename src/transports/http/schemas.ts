@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  AdditionalDirectoriesSchema,
   AgentModeSchema,
   ApprovalPresetSchema,
   ReasoningEffortSchema,
@@ -46,6 +47,7 @@ export const NewSessionBody = named(
       model: z.string().min(1).optional().describe('PROVIDER/MODEL or scripted:PATH; refused with 422 if it cannot run here'),
       mode: AgentModeSchema.optional(),
       approval: ApprovalPresetSchema.optional(),
+      additionalDirectories: AdditionalDirectoriesSchema.optional().describe('Extra workspace roots (absolute folders that exist): the file tools reach them under the same sandbox rules as cwd'),
     })
     .strict(),
 );
@@ -69,6 +71,7 @@ export const SessionDetail = named(
   'SessionDetail',
   SessionDescription.extend({
     title: z.string().optional(),
+    additionalDirectories: z.array(z.string()).optional().describe('Extra workspace roots (real paths), besides cwd'),
     status: z.enum(['idle', 'running']),
     usage: Usage,
     costUsd: z.number(),

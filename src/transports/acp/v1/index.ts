@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type { AuthMethod, InitializeResponse, ListSessionsResponse, PromptResponse, StopReason } from '@agentclientprotocol/sdk';
 import { AgentModeSchema, ApprovalPresetSchema, ReasoningEffortSchema, type SessionHandle, type SlashCommand, type Sessions, type TurnResult } from '../../../core/index.js';
 import type { Dialect, DialectContext } from '../dialect.js';
@@ -43,6 +44,28 @@ function oneOf<T extends string>(schema: { readonly options: readonly T[] }, val
   throw new RpcError(JSONRPC_INVALID_PARAMS, `Invalid params: ${field}: expected one of ${schema.options.join(', ')}`, { field });
 }
 
+/**
+ * session/load and session/resume keep the roots a session was made with (session/new or
+ * session/fork): a list that names other folders is refused, naming the field. Omitted or empty:
+ * the session's own roots stay (the schema would activate none; ferret keeps what the log holds).
+ */
+function sameRoots(have: readonly string[], asked: readonly string[] | undefined): void {
+  if (!asked?.length) return;
+  const real = (d: string) => {
+    try {
+      return realpathSync(d);
+    } catch {
+      return d;
+    }
+  };
+  if (asked.length === have.length && asked.every((d, i) => real(d) === have[i])) return;
+  throw new RpcError(
+    JSONRPC_INVALID_PARAMS,
+    `Invalid params: additionalDirectories: this session's extra roots are ${JSON.stringify(have)}; they are set when it is made (session/new or session/fork) and cannot change on load`,
+    { field: 'additionalDirectories' },
+  );
+}
+
 const STOP: Record<Exclude<TurnResult['stopReason'], 'error'>, StopReason> = {
   end_turn: 'end_turn',
   cancelled: 'cancelled',
@@ -72,7 +95,7 @@ class AcpV1Dialect implements Dialect {
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         // fork is the SDK's unstable method (its stable schema has no name for it yet).
-        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, ...UNSTABLE_SESSION_CAPS },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...UNSTABLE_SESSION_CAPS },
         _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: EXT_NOTIFICATIONS } },
       },
       authMethods: authMethods(this.ctx.manager),
@@ -103,9 +126,16 @@ class AcpV1Dialect implements Dialect {
         if (c && !c.present) throw new RpcError(ACP_AUTH_REQUIRED, `${c.envVar} is not set: set it in the environment ferret starts with (in Zed: agent_servers.ferret.env)`, { envVar: c.envVar });
         return {};
       }
+      case 'logout':
+        // The v1 schema's logout ends a login; ferret has none to end (auth.logout is not advertised).
+        throw new RpcError(
+          JSONRPC_METHOD_NOT_FOUND,
+          'ferret has no login to log out of: its provider keys come from the environment it starts with or config.json; remove them there and restart it',
+          { method },
+        );
       case 'session/new': {
         const p = parseParams(P.newSession, params);
-        const s = m.create({ cwd: p.cwd });
+        const s = m.create({ cwd: p.cwd, additionalDirectories: p.additionalDirectories });
         this.link(s, false, p.mcpServers);
         return { sessionId: s.id, ...sessionSetup(s, m) };
       }
@@ -113,6 +143,7 @@ class AcpV1Dialect implements Dialect {
       case 'session/resume': {
         const p = parseParams(P.loadSession, params);
         const s = this.session(p.sessionId);
+        sameRoots(s.state.additionalDirectories ?? [], p.additionalDirectories);
         // session/load replays the history before it answers (read from the log in chunks).
         await this.link(s, method === 'session/load', p.mcpServers).replayed;
         return sessionSetup(s, m);
@@ -127,6 +158,7 @@ class AcpV1Dialect implements Dialect {
             sessionId: x.sessionId,
             cwd: x.cwd,
             ...(x.title !== undefined ? { title: x.title } : {}),
+            ...(x.additionalDirectories?.length ? { additionalDirectories: x.additionalDirectories } : {}),
             updatedAt: x.updatedAt,
             _meta: { [META_NS]: { model: x.model, mode: x.mode, createdAt: x.createdAt, costUsd: x.costUsd, status: x.status } },
           })),
@@ -147,7 +179,7 @@ class AcpV1Dialect implements Dialect {
       case 'session/fork': {
         // A new session with the source's whole turns; the client gets it as it gets a new one.
         const p = parseParams(P.forkSession, params);
-        const s = await m.fork(p.sessionId, { cwd: p.cwd });
+        const s = await m.fork(p.sessionId, { cwd: p.cwd, additionalDirectories: p.additionalDirectories });
         this.link(s, false, p.mcpServers);
         return { sessionId: s.id, ...sessionSetup(s, m) };
       }

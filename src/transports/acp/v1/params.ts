@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { lazySchema } from '../../../core/index.js';
+import { AdditionalDirectoriesSchema } from '../../../protocol/index.js';
 
 // Inbound ACP v1 params, validated at the edge. Loose objects: clients add fields (and `_meta`)
 // that newer schema versions define, and those must not fail a request.
@@ -45,9 +46,9 @@ export type ContentBlockParam = z.infer<typeof ContentBlock>;
 export const P = {
   authenticate: lazySchema(() => z.object({ methodId: z.string().min(1) }).loose()),
   initialize: lazySchema(() => z.object({ protocolVersion: z.number().int(), clientCapabilities: ClientCaps.nullish() }).loose()),
-  newSession: lazySchema(() => z.object({ cwd: AbsPath, mcpServers: z.array(McpServerParam).default([]) }).loose()),
-  loadSession: lazySchema(() => z.object({ sessionId: SessionId, cwd: AbsPath.optional(), mcpServers: z.array(McpServerParam).default([]) }).loose()),
-  forkSession: lazySchema(() => z.object({ sessionId: SessionId, cwd: AbsPath, mcpServers: z.array(McpServerParam).default([]) }).loose()),
+  newSession: lazySchema(() => z.object({ cwd: AbsPath, additionalDirectories: AdditionalDirectoriesSchema.optional(), mcpServers: z.array(McpServerParam).default([]) }).loose()),
+  loadSession: lazySchema(() => z.object({ sessionId: SessionId, cwd: AbsPath.optional(), additionalDirectories: AdditionalDirectoriesSchema.optional(), mcpServers: z.array(McpServerParam).default([]) }).loose()),
+  forkSession: lazySchema(() => z.object({ sessionId: SessionId, cwd: AbsPath, additionalDirectories: AdditionalDirectoriesSchema.optional(), mcpServers: z.array(McpServerParam).default([]) }).loose()),
   listSessions: lazySchema(() => z.object({ cwd: z.string().nullish(), cursor: z.string().nullish() }).loose()),
   session: lazySchema(() => z.object({ sessionId: SessionId }).loose()),
   prompt: lazySchema(() => z.object({ sessionId: SessionId, prompt: z.array(ContentBlock) }).loose()),

@@ -42,6 +42,8 @@ interface CallState {
 export class UpdateMapper {
   private readonly calls = new Map<string, CallState>();
   private usage: Usage;
+  /** The context size the last usage_update reported (a side call repeats it). */
+  private lastUsed = 0;
 
   constructor(private readonly opts: MapperOptions) {
     this.usage = { ...opts.usageBase };
@@ -188,9 +190,13 @@ export class UpdateMapper {
    */
   private usageUpdate(d: EventData<'cost_update'>): Outbound[] {
     const prev = this.usage;
-    const used = d.call
-      ? d.call.input + d.call.cache + d.call.output
-      : Math.max(0, d.input - prev.input + (d.cache - prev.cache) + (d.output - prev.output));
+    // A side call (the title) adds cost but is not the conversation's size: the meter keeps its last reading.
+    const used = d.side
+      ? this.lastUsed
+      : d.call
+        ? d.call.input + d.call.cache + d.call.output
+        : Math.max(0, d.input - prev.input + (d.cache - prev.cache) + (d.output - prev.output));
+    this.lastUsed = used;
     this.usage = { input: d.input, output: d.output, cache: d.cache, reasoning: d.reasoning };
     if (d.contextWindow === undefined) return [];
     const update: SessionUpdate = {

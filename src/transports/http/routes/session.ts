@@ -92,6 +92,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     return {
       ...describeSession(s),
       ...(st.title !== undefined ? { title: st.title } : {}),
+      ...(st.additionalDirectories?.length ? { additionalDirectories: st.additionalDirectories } : {}),
       status: s.status,
       usage: { ...st.usage },
       costUsd: st.costUsd,

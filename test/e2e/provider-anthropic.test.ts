@@ -46,7 +46,8 @@ describe('the built-in Anthropic provider from the built CLI (fake Messages API 
     expect(await reply).toMatchObject({ stopReason: 'end_turn', message: { text: 'Seen both.' } });
 
     const ends = srv.updates(id).filter((u) => u['kind'] === 'tool_call_end');
-    expect(ends.map((u) => [u['id'], u['result'].status])).toEqual([['toolu_1', 'completed'], ['toolu_2', 'completed']]);
+    // Parallel calls end in whichever order they finish; their results go back in call order (below).
+    expect(ends.map((u) => [u['id'], u['result'].status]).sort()).toEqual([['toolu_1', 'completed'], ['toolu_2', 'completed']]);
     const results = (fake.requests[1]!.body.messages as Json[]).flatMap((m) => (Array.isArray(m['content']) ? (m['content'] as Json[]) : [])).filter((b) => b['type'] === 'tool_result');
     expect(results.map((b) => b['tool_use_id'])).toEqual(['toolu_1', 'toolu_2']);
     expect(JSON.stringify(results[0])).toContain('alpha');

@@ -192,14 +192,21 @@ describe('reliability: HTTP bad input (one long-lived server, token set)', () =>
     await stillServes();
   });
 
-  it('oversized bodies (2 MiB with content-length, 3 MiB chunked) answer 413 in the error shape', async () => {
+  it('oversized bodies (2 MiB, and past 32 MiB on the message route that takes images, with content-length or chunked) answer 413 in the error shape', async () => {
     const big = JSON.stringify({ text: 'a'.repeat(2 * 1024 * 1024) });
+    const message = `/session/${sid}/message`;
     for (const path of postRoutes(sid)) {
       const r = await raw(url, 'POST', path, { headers: { ...auth, ...json }, body: big });
-      expectErrorShape(r, 413, `POST ${path} 2 MiB`);
+      // The message route takes up to 32 MiB (images); its text alone is capped, and no turn runs.
+      if (path === message) {
+        expectErrorShape(r, 400, `POST ${path} 2 MiB of text`);
+        expect(r.json!['error'].message).toMatch(/^text: /);
+      } else expectErrorShape(r, 413, `POST ${path} 2 MiB`);
     }
-    const chunked = await raw(url, 'POST', `/session/${sid}/message`, { headers: { ...auth, ...json, 'transfer-encoding': 'chunked' }, body: JSON.stringify({ text: 'b'.repeat(3 * 1024 * 1024) }), chunked: true });
-    expectErrorShape(chunked, 413, 'chunked 3 MiB');
+    const huge = JSON.stringify({ text: 'c', images: [{ data: 'A'.repeat(33 * 1024 * 1024) }] });
+    expectErrorShape(await raw(url, 'POST', message, { headers: { ...auth, ...json }, body: huge }), 413, 'message 33 MiB');
+    const chunked = await raw(url, 'POST', message, { headers: { ...auth, ...json, 'transfer-encoding': 'chunked' }, body: huge, chunked: true });
+    expectErrorShape(chunked, 413, 'chunked 33 MiB');
     await stillServes();
   });
 

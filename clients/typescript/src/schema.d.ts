@@ -412,7 +412,7 @@ export interface components {
             name?: string;
         };
         MessageInput: {
-            /** @description What the user says, or a slash command such as /status */
+            /** @description What the user says, or a slash command such as /status (at most 1048576 characters) */
             text: string;
             /** @description Images for the model (at most 4); a text-only model is told one was there */
             images?: components["schemas"]["ImageInputInput"][];

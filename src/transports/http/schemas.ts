@@ -82,6 +82,8 @@ export const SessionDetail = named(
   }),
 );
 
+/** A message's text: as much as every other route's whole body (the route's larger limit is for images). */
+export const MAX_MESSAGE_TEXT = 1024 * 1024;
 export const ImageInput = named(
   'ImageInput',
   z
@@ -104,7 +106,7 @@ export const MessageBody = named(
   'Message',
   z
     .object({
-      text: z.string().describe('What the user says, or a slash command such as /status'),
+      text: z.string().max(MAX_MESSAGE_TEXT).describe(`What the user says, or a slash command such as /status (at most ${MAX_MESSAGE_TEXT} characters)`),
       images: z.array(ImageInput).max(MAX_IMAGES_PER_MESSAGE).optional().describe(`Images for the model (at most ${MAX_IMAGES_PER_MESSAGE}); a text-only model is told one was there`),
       mentions: z.array(MentionInput).max(20).optional().describe('@-mentioned files or folders (the first 20 are read)'),
     })

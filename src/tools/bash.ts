@@ -80,6 +80,7 @@ export const bashTool = defineTool({
   effect: 'execute',
   title: (a) => a.command.split('\n')[0]!.slice(0, 120),
   approval: (a, rules) => judgeBash(a.command, rules),
+  commandText: (a) => a.command,
   // A call before the idle warm-up got to them (a prompt sent at once): the helper's start and
   // the bubblewrap probe run while the classifier loads, not after it.
   prepare(sandbox, env, host) {

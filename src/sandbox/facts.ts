@@ -87,6 +87,8 @@ export class HostFacts {
   readonly unixSockets: UnixSocketsChoice;
   /** The secret locations of this host (paths/secret-paths.ts), worked out once. */
   secretLocations: readonly string[] | undefined;
+  /** Unix sockets found under the home folder, masked in the sandbox (confine/home-masks.ts), and when. */
+  homeSockets: { at: number; list: readonly string[]; ready: Promise<void> } | undefined;
   /**
    * Placeholder holds by path (confine/workspace-guard.ts). Here, not per workspace: a hold must
    * outlive any workspace's facts being dropped from the bounded table.

@@ -18,6 +18,7 @@ export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
 export { adoptLiveEnviron, scrubInitialEnviron } from './confine/environ.js';
 export { detectViolation } from './confine/violation.js';
+export { refreshHomeSockets } from './confine/home-masks.js';
 export { scanWorkspace, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';
 
 export { bashApproval, loadBashParser } from './bash/on-demand.js';

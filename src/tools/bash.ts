@@ -5,6 +5,7 @@ import {
   confineCommand,
   detectViolation,
   probeBwrap,
+  refreshHomeSockets,
   scanWorkspace,
   sweepWorkspace,
   type ConfinedSpawn,
@@ -90,6 +91,7 @@ export const bashTool = defineTool({
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {
     if (ctx.sandbox !== 'danger-full-access') {
+      await refreshHomeSockets(ctx.facts.host); // sockets under the home folder, masked in the sandbox
       const probe = await probeBwrap(ctx.facts.host);
       if (!probe.ok) {
         return {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { stateBlocks } from '../sandbox/index.js';
+import { isInside } from '../protocol/index.js';
+import { secretLocations, stateBlocks } from '../sandbox/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { guardRegexps } from './regex-guard.js';
 import { PatternError, readPattern } from './search/pattern.js';
@@ -68,7 +69,8 @@ export const grepTool = defineTool({
       globs: typeof a.glob === 'string' ? [a.glob] : a.glob,
       types: typeof a.type === 'string' ? [a.type] : a.type,
       includeIgnored: a.include_ignored,
-      blocked: stateBlocks(ctx.facts),
+      // A walk does not enter a secret location (~/.ssh…); naming one as the path searches it (and is asked for).
+      blocked: [...stateBlocks(ctx.facts), ...secretLocations(host).filter((s) => !isInside(s, root))],
       home: host.home,
       xdgConfigHome: host.xdgConfigHome,
     });

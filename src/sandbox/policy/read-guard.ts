@@ -7,6 +7,7 @@ import type { ApprovalPreset, SandboxMode } from '../../protocol/index.js';
 import type { WorkspaceFacts } from '../facts.js';
 import type { PolicyVerdict } from './policy.js';
 import { commandReach, filesReach, type ReadReach } from '../paths/read-reach.js';
+import { commandWords } from '../bash/path-words.js';
 
 export type { ReadReach } from '../paths/read-reach.js';
 
@@ -14,7 +15,8 @@ export type { ReadReach } from '../paths/read-reach.js';
 export async function callReach(facts: WorkspaceFacts, mode: SandboxMode, call: { reals: readonly string[]; command?: string }): Promise<ReadReach> {
   const files = filesReach(facts, call.reals);
   if (files.secret !== undefined || call.command === undefined) return files;
-  const [{ loadBashParser }, { commandWords }] = await Promise.all([import('../bash/parse/shell-parse.js'), import('../bash/path-words.js')]);
+  // The shell parser (WASM) loads on first use, not with the door.
+  const { loadBashParser } = await import('../bash/parse/shell-parse.js');
   let words;
   try {
     words = commandWords(await loadBashParser(), call.command);

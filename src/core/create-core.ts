@@ -111,7 +111,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
   const config = opts.config ?? loadConfig(home);
   // ferret's own state (CHIMERA_HOME) protected from every tool (file tools refuse it, commands
   // do not see it), and config.json's env.pass given to commands: the sandbox's facts for this server.
-  const sandbox = createHostFacts({ env, stateRoots: [home], commandEnvPass: config.env?.pass ?? [], ...(config.search?.engine ? { searchEngine: config.search.engine } : {}) });
+  const sandbox = createHostFacts({ env, stateRoots: [home], commandEnvPass: config.env?.pass ?? [], ...(config.search?.engine ? { searchEngine: config.search.engine } : {}), ...sandboxChoices(config.sandbox) });
   guardState(home, opts.logger);
   const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
   const tools = lazyTools(opts.allowedTools);
@@ -286,4 +286,9 @@ function guardState(home: string, logger: Logger): void {
     const scrub = scrubInitialEnviron();
     if (scrub.error) logger.debug({ error: scrub.error }, 'secrets stay readable in /proc/<pid>/environ');
   }));
+}
+
+/** config.json's sandbox choices, as HostFacts options (absent ones keep their defaults). */
+function sandboxChoices(c: { readOutside?: 'ask' | 'allow' | undefined; unixSockets?: 'block' | 'allow' | undefined } | undefined) {
+  return { ...(c?.readOutside ? { readOutside: c.readOutside } : {}), ...(c?.unixSockets ? { unixSockets: c.unixSockets } : {}) };
 }

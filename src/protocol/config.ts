@@ -102,6 +102,12 @@ export const ConfigSchema = lazySchema(() =>
       editTools: z.enum(['auto', 'apply_patch', 'replace', 'all']).optional(),
       /** Which engine grep and glob use: auto (ripgrep when installed), ripgrep (required), builtin. */
       search: z.object({ engine: z.enum(['auto', 'ripgrep', 'builtin']).optional() }).optional(),
+      /**
+       * readOutside: under read-only, ask (default) before a command reads a path outside the
+       * workspace, or allow it. unixSockets: block (default) hides sockets under the home folder
+       * from confined commands, or allow them.
+       */
+      sandbox: z.object({ readOutside: z.enum(['ask', 'allow']).optional(), unixSockets: z.enum(['block', 'allow']).optional() }).optional(),
       /** MCP servers offered to every session as mcp__<name>__<tool>. */
       mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),
       /**

@@ -23,7 +23,14 @@ export interface HostFactsOptions {
   home?: string;
   /** Which engine grep and glob use: 'auto' (ripgrep when found, default), 'ripgrep' (required), 'builtin'. */
   searchEngine?: SearchEngineChoice;
+  /** config.json's sandbox.readOutside: under read-only, 'ask' (default) before a command reads outside the workspace, or 'allow'. */
+  readOutside?: ReadOutsideChoice;
+  /** config.json's sandbox.unixSockets: 'block' (default) hides sockets under the home folder from confined commands, 'allow' leaves them. */
+  unixSockets?: UnixSocketsChoice;
 }
+
+export type ReadOutsideChoice = 'ask' | 'allow';
+export type UnixSocketsChoice = 'block' | 'allow';
 
 export type SearchEngineChoice = 'auto' | 'ripgrep' | 'builtin';
 
@@ -74,6 +81,14 @@ export class HostFacts {
   supportsDisableUserns = true;
   /** The home folder's real path, resolved on first use. */
   realHome: string | undefined;
+  /** Whether read-only asks before a command reads outside the workspace (paths/read-reach.ts). */
+  readonly readOutside: ReadOutsideChoice;
+  /** Whether confined commands may reach Unix sockets under the home folder (confine/home-masks.ts). */
+  readonly unixSockets: UnixSocketsChoice;
+  /** The secret locations of this host (paths/secret-paths.ts), worked out once. */
+  secretLocations: readonly string[] | undefined;
+  /** Unix sockets found under the home folder, masked in the sandbox (confine/home-masks.ts), and when. */
+  homeSockets: { at: number; list: readonly string[]; ready: Promise<void> } | undefined;
   /**
    * Placeholder holds by path (confine/workspace-guard.ts). Here, not per workspace: a hold must
    * outlive any workspace's facts being dropped from the bounded table.
@@ -88,6 +103,8 @@ export class HostFacts {
     this.xdgRuntimeDir = opts.env['XDG_RUNTIME_DIR'] || undefined;
     this.path = opts.env['PATH'];
     this.searchEngine = opts.searchEngine ?? 'auto';
+    this.readOutside = opts.readOutside ?? 'ask';
+    this.unixSockets = opts.unixSockets ?? 'block';
     for (const r of opts.stateRoots ?? []) this.stateRoots.add(r);
     for (const n of opts.commandEnvPass ?? []) if (!this.commandEnvPass.includes(n)) this.commandEnvPass.push(n);
   }

@@ -3,11 +3,13 @@
 // protected writes), paths/ (path checks, real paths, state roots, what the host runs, `.git`
 // scans), confine/ (bubblewrap, command environment, workspace guard, violations) and bash/ (the
 // classifier, with parse/ and knowledge/), and facts.ts (what it remembers, owned by the caller).
-export { createHostFacts, type HostFacts, type SearchEngineChoice, type SearchProbe, type WorkspaceFacts } from './facts.js';
+export { createHostFacts, type HostFacts, type ReadOutsideChoice, type UnixSocketsChoice, type SearchEngineChoice, type SearchProbe, type WorkspaceFacts } from './facts.js';
 
 export { decide, type PolicyVerdict } from './policy/policy.js';
 export { buildRuleSet, type RuleSet } from './policy/rules.js';
 export { guardProtectedWrite } from './policy/protected-write.js';
+export { callReach, guardReads, type ReadReach } from './policy/read-guard.js';
+export { inSecretLocation, secretLocations } from './paths/secret-paths.js';
 
 export { checkRealPath, protectedWrite } from './paths/paths.js';
 export { readFileHeadSync, realPathOf } from './paths/real-path.js';
@@ -16,6 +18,7 @@ export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
 export { adoptLiveEnviron, scrubInitialEnviron } from './confine/environ.js';
 export { detectViolation } from './confine/violation.js';
+export { refreshHomeSockets } from './confine/home-masks.js';
 export { scanWorkspace, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';
 
 export { bashApproval, loadBashParser } from './bash/on-demand.js';

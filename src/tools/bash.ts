@@ -5,6 +5,7 @@ import {
   confineCommand,
   detectViolation,
   probeBwrap,
+  refreshHomeSockets,
   scanWorkspace,
   sweepWorkspace,
   type ConfinedSpawn,
@@ -80,6 +81,7 @@ export const bashTool = defineTool({
   effect: 'execute',
   title: (a) => a.command.split('\n')[0]!.slice(0, 120),
   approval: (a, rules) => judgeBash(a.command, rules),
+  commandText: (a) => a.command,
   // A call before the idle warm-up got to them (a prompt sent at once): the helper's start and
   // the bubblewrap probe run while the classifier loads, not after it.
   prepare(sandbox, env, host) {
@@ -89,6 +91,7 @@ export const bashTool = defineTool({
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {
     if (ctx.sandbox !== 'danger-full-access') {
+      await refreshHomeSockets(ctx.facts.host); // sockets under the home folder, masked in the sandbox
       const probe = await probeBwrap(ctx.facts.host);
       if (!probe.ok) {
         return {

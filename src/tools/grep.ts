@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isInside } from '../protocol/index.js';
-import { stateBlocks } from '../sandbox/index.js';
+import { secretLocations, stateBlocks } from '../sandbox/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { guardRegexps } from './regex-guard.js';
 import { PatternError, readPattern } from './search/pattern.js';
@@ -73,7 +73,8 @@ export const grepTool = defineTool({
       globs: typeof a.glob === 'string' ? [a.glob] : a.glob,
       types: typeof a.type === 'string' ? [a.type] : a.type,
       includeIgnored: a.include_ignored,
-      blocked: stateBlocks(facts),
+      // A walk does not enter a secret location (~/.ssh…); naming one as the path searches it (and is asked for).
+      blocked: [...stateBlocks(facts), ...secretLocations(host).filter((s) => !isInside(s, root))],
       home: host.home,
       xdgConfigHome: host.xdgConfigHome,
     });

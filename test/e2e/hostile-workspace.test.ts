@@ -39,7 +39,8 @@ describe('hostile workspace, end to end', () => {
     ));
     const a = start(['--approval', 'full-auto', '--model', `scripted:${m1}`], { CHIMERA_HOME: home });
     const ups = await turn(a);
-    expect(ends(ups).map((r) => r['status'])).toEqual(['failed', 'failed', 'failed', 'failed']);
+    // The command names ferret's state: refused before it runs under full-auto (secret locations), the file tools by the sandbox.
+    expect(ends(ups).map((r) => r['status'])).toEqual(['failed', 'failed', 'denied', 'failed']);
     await a.close();
     expect(existsSync(join(home, 'ferret', 'config.json'))).toBe(false);
     // Owner-only state.

@@ -8,7 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorText } from '../../protocol/index.js';
-import { checkRealPath, realPathOf } from '../../sandbox/index.js';
+import { checkRealPath, inSecretLocation, realPathOf } from '../../sandbox/index.js';
 import type { Mention } from '../api.js';
 import { decideCall } from '../tool-call/decide-call.js';
 import { placePaths, realPathsOf } from '../tool-call/place-paths.js';
@@ -39,6 +39,9 @@ async function readMention(host: TurnHost, m: Mention, origin: string | undefine
   const block = (body: string, kind = 'file') => `<context ${kind}="${shown}">\n${body}\n</context>`;
   const verdict = checkRealPath({ facts: factsFor(host, real), real, write: false, mode: host.state.sandbox });
   if (!verdict.ok) return block(`(not read: ${verdict.reason})`);
+  // A mention cannot be asked about: a secret location (~/.ssh…) is not inlined unless danger-full-access + full-auto.
+  const unasked = host.state.sandbox === 'danger-full-access' && host.state.approval === 'full-auto';
+  if (!unasked && inSecretLocation(host.deps.sandbox, real)) return block(`(not read: ${real} is where credentials are kept; ask the agent to read it with read_file, which asks first)`);
   try {
     const st = await stat(real);
     const refused = await judged(host, st.isDirectory() ? 'list_dir' : 'read_file', real);

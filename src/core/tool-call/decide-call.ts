@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { Decision } from '../../protocol/index.js';
-import { decide, guardProtectedWrite, protectedWrite, type PolicyVerdict } from '../../sandbox/index.js';
+import { callReach, decide, guardProtectedWrite, guardReads, protectedWrite, type PolicyVerdict } from '../../sandbox/index.js';
 import type { Tool, ToolApproval } from '../../tools/define.js';
 import type { TurnHost } from '../turn-host.js';
 import { factsFor, rootOf } from './roots.js';
@@ -57,7 +57,10 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
   if (!verdict) throw new Error('no verdict'); // unreachable: one name and one path at least
   const j = approval.judgement;
   const readOnly = tool.effect === 'read' || tool.declaresReadOnly === true || (j !== undefined && j.readOnly && !j.opaque && j.action !== 'deny');
-  return { verdict: guardWrites(verdict, tool, reals, host), key: approval.key, readOnly };
+  // What the call may read beyond the workspace (a secret location; outside, under read-only) is asked for.
+  const command = tool.commandText?.(args);
+  const reach = await callReach(host.deps.sandbox.workspace(cwd), sandbox, { reals, ...(command !== undefined ? { command } : {}) });
+  return { verdict: guardReads(guardWrites(verdict, tool, reals, host), reach, { preset, sandbox }), key: approval.key, readOnly };
 }
 
 /** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/paths/host-meta.ts). */

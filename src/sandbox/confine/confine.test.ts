@@ -80,10 +80,10 @@ describe('confineCommand argv', () => {
     const a = w.args.join(' ');
     expect(w.confined).toBe(true);
     // ferret's own state (a CHIMERA_HOME that exists on this machine) is hidden after the workspace binds.
-    expect(a).toMatch(new RegExp(`--ro-bind / / .*--tmpfs /tmp .*--bind ${ws} ${ws} --ro-bind ${ws}/.git ${ws}/.git (?:--tmpfs \\S+ --remount-ro \\S+ )*--clearenv .*--chdir ${ws} -- /\\S*bash -c true$`));
+    expect(a).toMatch(new RegExp(`--ro-bind / / .*--tmpfs /tmp .*--bind ${ws} ${ws} --ro-bind ${ws}/.git ${ws}/.git (?:--tmpfs \\S+ --remount-ro \\S+ )*(?:--ro-bind /dev/null \\S+ )*--clearenv .*--chdir ${ws} -- /\\S*bash -c true$`));
     for (const f of ['--unshare-net', '--unshare-pid', '--new-session', '--die-with-parent', '--dev /dev', '--proc /proc']) expect(a).toContain(f);
     const r = confineCommand({ host, mode: 'read-only', workspace: ws, command: 'true', env });
-    expect(r.args.join(' ')).toMatch(new RegExp(`--ro-bind ${ws} ${ws} (?:--tmpfs \\S+ --remount-ro \\S+ )*--clearenv`));
+    expect(r.args.join(' ')).toMatch(new RegExp(`--ro-bind ${ws} ${ws} (?:--tmpfs \\S+ --remount-ro \\S+ )*(?:--ro-bind /dev/null \\S+ )*--clearenv`));
     expect(r.args).not.toContain('--bind');
     const d = confineCommand({ host, mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
     expect(d).toEqual({ file: expect.stringMatching(/^\/.*\/bash$/), args: ['-c', 'echo hi'], env, confined: false, release: expect.any(Function) });

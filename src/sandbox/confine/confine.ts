@@ -8,6 +8,7 @@ import type { BwrapProbe, HostFacts, WorkspaceFacts } from '../facts.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from '../paths/host-meta.js';
 import { lstatOrUndefined } from '../paths/real-path.js';
 import { stateBlocks } from '../paths/state-roots.js';
+import { homeMasks } from './home-masks.js';
 import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
@@ -192,6 +193,10 @@ function bwrapArgs(req: ConfineRequest, facts: WorkspaceFacts, env: Record<strin
   }
   // ferret's own state (audit log and key, config.json, other projects' logs) is not there at all.
   for (const p of hiddenState(facts)) args.push('--tmpfs', p, '--remount-ro', p);
+  // Secret locations and Unix sockets under the home folder are not there either (home-masks.ts).
+  const masks = homeMasks(facts);
+  for (const p of masks.folders) args.push('--tmpfs', p, '--remount-ro', p);
+  for (const p of masks.files) args.push('--ro-bind', '/dev/null', p);
   // --clearenv: the child sees exactly the scrubbed env even if bwrap inherited more.
   args.push('--clearenv');
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);

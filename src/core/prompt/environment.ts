@@ -103,7 +103,8 @@ const recent = new Map<string, { at: number; facts: Promise<GitFacts | undefined
 async function runGit(workspace: string, env: NodeJS.ProcessEnv): Promise<GitFacts | undefined> {
   const root = gitRoot(workspace);
   if (root === undefined) return undefined;
-  const args = ['-c', 'core.fsmonitor=false', '--no-optional-locks', 'status', '--porcelain=v1', '--branch', '--ignore-submodules=all', '--untracked-files=normal'];
+  // safe.bareRepository: a committed folder that looks like a bare repository is never opened (docs/security.md).
+  const args = ['-c', 'core.fsmonitor=false', '-c', 'safe.bareRepository=explicit', '--no-optional-locks', 'status', '--porcelain=v1', '--branch', '--ignore-submodules=all', '--untracked-files=normal'];
   const gitEnv: NodeJS.ProcessEnv = {
     PATH: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
     ...(env['HOME'] !== undefined ? { HOME: env['HOME'] } : {}),

@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../../protocol/index.js';
 import { commandEnv, confineCommand, passCommandEnv, probeBwrap } from './confine.js';
+import { GIT_NEUTRAL_VARS, withNeutralGit } from './git-env.js';
 import { detectViolation } from './violation.js';
 import { scanWorkspace, sweepWorkspace } from './workspace-guard.js';
 import { scratchRoot } from '../../../test/support/scratch.js';
@@ -86,7 +87,7 @@ describe('confineCommand argv', () => {
     expect(r.args.join(' ')).toMatch(new RegExp(`--ro-bind ${ws} ${ws} (?:--tmpfs \\S+ --remount-ro \\S+ )*(?:--ro-bind /dev/null \\S+ )*--clearenv`));
     expect(r.args).not.toContain('--bind');
     const d = confineCommand({ host, mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
-    expect(d).toEqual({ file: expect.stringMatching(/^\/.*\/bash$/), args: ['-c', 'echo hi'], env, confined: false, release: expect.any(Function) });
+    expect(d).toEqual({ file: expect.stringMatching(/^\/.*\/bash$/), args: ['-c', 'echo hi'], env: withNeutralGit(env), confined: false, release: expect.any(Function) });
   });
   it('refuses a relative or root workspace', () => {
     expect(() => confineCommand({ host, mode: 'read-only', workspace: 'ws', command: 'true', env })).toThrow(/absolute/);
@@ -268,7 +269,10 @@ describe('environment: an allowlist, not a denylist', () => {
       expect(r.stdout).toContain('KEEP_ME=kept');
       expect(r.stdout).toContain('LC_SECRET_LOOKING=visible-lc');
       const names = r.stdout.split('\n').map((l) => l.split('=')[0] ?? '').filter(Boolean);
-      for (const n of names) expect(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD', 'KEEP_ME']).toContain(n.startsWith('LC_') ? 'LANG' : n);
+      // Plus the settings that keep git from running a repository's configuration (git-env.ts).
+      const git = (n: string) => /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(n) || n in GIT_NEUTRAL_VARS;
+      for (const n of names.filter((x) => !git(x))) expect(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD', 'KEEP_ME']).toContain(n.startsWith('LC_') ? 'LANG' : n);
+      expect(r.stdout).toContain('GIT_CONFIG_KEY_0=safe.bareRepository');
     } finally {
       s.release();
     }

@@ -9,6 +9,7 @@ import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from '../paths/host-meta
 import { lstatOrUndefined } from '../paths/real-path.js';
 import { stateBlocks } from '../paths/state-roots.js';
 import { homeMasks } from './home-masks.js';
+import { withNeutralGit } from './git-env.js';
 import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
@@ -212,7 +213,8 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   if (!isAbsolute(req.workspace)) throw new Error(`workspace must be absolute: ${req.workspace}`);
   const ws = realpathSync.native(req.workspace); // one system call, not an lstat per component
   const host = req.host;
-  const env = commandEnv(req.env, host.commandEnvPass);
+  // Under every mode, danger-full-access included (there git runs on the host): git-env.ts.
+  const env = withNeutralGit(commandEnv(req.env, host.commandEnvPass));
   env.PATH ??= DEFAULT_PATH;
   const confined = req.mode !== 'danger-full-access';
   // Binding `/` writable (or re-binding it) would also bring back the host /proc and /dev.

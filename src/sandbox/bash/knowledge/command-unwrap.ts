@@ -27,13 +27,19 @@ interface WrapperSpec {
   flags?: string[];
   /** Options whose value is a variable the wrapper removes from the command's environment (`env -u PATH`). */
   unsets?: string[];
+  /**
+   * Options that start the command with an empty environment (`env -i`, `env -`, `exec -c`): it
+   * loses the settings every command is given (confine/git-env.ts keeps git from running a
+   * repository's configuration), so what it runs is not what the command's text says.
+   */
+  clears?: string[];
 }
 
 const PRIV: WrapperSpec = { privileged: true };
 const WRAPPERS: Record<string, WrapperSpec> = {
   env: {
-    short: 'uCP', long: ['--unset', '--chdir'], assigns: true, opaque: ['-S', '--split-string'], unsets: ['-u', '--unset'],
-    flags: ['--block-signal', '--debug', '--default-signal', '--help', '--ignore-environment', '--ignore-signal', '--list-signal-handling', '--null', '--version'],
+    short: 'uCP', long: ['--unset', '--chdir'], assigns: true, opaque: ['-S', '--split-string'], unsets: ['-u', '--unset'], clears: ['-i', '--ignore-environment', '-'],
+    flags: ['--block-signal', '--debug', '--default-signal', '--help', '--ignore-signal', '--list-signal-handling', '--null', '--version'],
   },
   sudo: {
     ...PRIV, short: 'ugpCDrtTUh', assigns: true,
@@ -54,7 +60,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   time: { short: 'fo', long: ['--format', '--output'], writes: ['-o', '--output'], flags: ['--append', '--portability', '--verbose', '--quiet', '--help', '--version'] },
   command: { query: ['-v', '-V'] },
   builtin: {},
-  exec: { short: 'a' },
+  exec: { short: 'a', clears: ['-c'] },
   noglob: {},
   nocorrect: {},
   stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'], flags: ['--help', '--version'] },
@@ -136,6 +142,12 @@ interface Step {
   query?: boolean;
 }
 
+/**
+ * What an emptied environment loses that matters: told as the removal of GIT_CONFIG_COUNT (the
+ * neutral git settings), which asks like any removal of a variable that changes what runs.
+ */
+const CLEARED = { name: 'GIT_CONFIG_COUNT', value: undefined, unset: true } as const;
+
 function stripOne(argv: Word[], spec: WrapperSpec): Step {
   const step: Step = { rest: [], assigns: [], writes: [] };
   let j = 1;
@@ -144,6 +156,7 @@ function stripOne(argv: Word[], spec: WrapperSpec): Step {
     const v = argv[j]?.value;
     if (v === undefined) return { ...step, problem: 'is given an argument only known at run time' };
     if (v === '--') { j++; break; }
+    if (has(spec.clears, v)) { step.assigns.push(CLEARED); continue; }
     if (!v.startsWith('-') || v === '-') break;
     if (v.startsWith('--')) {
       const given = v.split('=')[0] as string;
@@ -151,6 +164,7 @@ function stripOne(argv: Word[], spec: WrapperSpec): Step {
       const name = longName(spec, given);
       if (name === undefined) return { ...step, problem: `is given ${given}, an option ferret does not know` };
       if (has(spec.opaque, name)) return { ...step, problem: `${name} hides the command` };
+      if (has(spec.clears, name)) { step.assigns.push(CLEARED); continue; }
       if (has(spec.query, name)) return { ...step, query: true };
       const takesNext = !v.includes('=') && has(spec.long, name);
       if (has(spec.writes, name)) step.writes.push(takesNext ? (argv[j + 1] ?? argv[j]!) : argv[j]!);
@@ -161,6 +175,7 @@ function stripOne(argv: Word[], spec: WrapperSpec): Step {
     for (let k = 1; k < v.length; k++) {
       const opt = `-${v[k]}`;
       if (has(spec.opaque, opt)) return { ...step, problem: `${opt} hides the command` };
+      if (has(spec.clears, opt)) step.assigns.push(CLEARED);
       if (has(spec.query, opt)) return { ...step, query: true };
       if (spec.optional?.includes(v[k] as string)) break;
       if (spec.short?.includes(v[k] as string)) {
@@ -188,7 +203,7 @@ function stripOne(argv: Word[], spec: WrapperSpec): Step {
 
 /** A wrapper's long option as it reads it: an exact name or a unique prefix of one. */
 function longName(spec: WrapperSpec, given: string): string | undefined {
-  const all = [...(spec.long ?? []), ...(spec.flags ?? []), ...(spec.opaque ?? []), ...(spec.query ?? []), ...(spec.writes ?? []), ...(spec.unsets ?? [])]
+  const all = [...(spec.long ?? []), ...(spec.flags ?? []), ...(spec.opaque ?? []), ...(spec.query ?? []), ...(spec.writes ?? []), ...(spec.unsets ?? []), ...(spec.clears ?? [])]
     .filter((o) => o.startsWith('--'));
   if (all.includes(given)) return given;
   const hits = [...new Set(all.filter((o) => o.startsWith(given)))];
@@ -198,10 +213,12 @@ function longName(spec: WrapperSpec, given: string): string | undefined {
 /** Git options that may come before the subcommand, and whether they take a value. */
 const GIT_VALUE_OPTS = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--exec-path', '--attr-source', '--list-cmds']);
 /** Global options that can make git run code or use another repository's config. */
-const GIT_RISKY_OPTS = new Set(['-c', '--config-env', '--exec-path', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '-p', '--paginate', '--attr-source']);
+// `--bare` makes the working folder the git directory, as GIT_DIR does: git then opens a folder that
+// only looks like a repository, which safe.bareRepository (confine/git-env.ts) otherwise refuses.
+const GIT_RISKY_OPTS = new Set(['-c', '--config-env', '--exec-path', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '-p', '--paginate', '--attr-source', '--bare']);
 /** Global options that change nothing about what git runs; any other (unknown, newer) one counts as risky. */
 const GIT_SAFE_OPTS = new Set(['-C', '-P', '--no-pager', '--no-replace-objects', '--no-lazy-fetch', '--no-optional-locks', '--no-advice',
-  '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--bare', '--version', '-v', '--help', '-h',
+  '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--version', '-v', '--help', '-h',
   '--html-path', '--man-path', '--info-path', '--list-cmds']);
 
 /** A word for rule matching: its value, or undefined when only known at run time. */

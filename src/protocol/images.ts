@@ -66,9 +66,10 @@ export function sizeText(bytes: number): string {
  * MAX_IMAGE_BYTES, and bytes that are a PNG, JPEG, GIF or WebP. A string says why it is refused.
  */
 export function checkImage(a: ImageInput): Image | string {
-  const data = a.data.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
+  let data = a.data.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
   if (data.length === 0) return 'the image has no data';
-  if (data.length % 4 !== 0 || !BASE64.test(data)) return 'data is not base64';
+  if (data.length % 4 === 1 || !BASE64.test(data)) return 'data is not base64';
+  if (data.length % 4 !== 0) data = data.padEnd(data.length + 4 - (data.length % 4), '='); // unpadded base64 is common
   const size = base64Bytes(data);
   if (size > MAX_IMAGE_BYTES) return `the image is ${sizeText(size)}, more than the ${sizeText(MAX_IMAGE_BYTES)} ferret takes`;
   const type = imageTypeOf(Buffer.from(data.slice(0, 24), 'base64'));

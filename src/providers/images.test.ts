@@ -47,3 +47,30 @@ describe('which models see images, and what the others are told', () => {
     expect(blind[0]).toMatchObject({ role: 'user', content: expect.stringMatching(/look\n\n\[an image was attached here \(shot\.png, image\/png, 1 KB\), but m cannot see images/) });
   });
 });
+
+describe('what one request carries of a long session\'s images', () => {
+  it('the newest eight are sent; each older one is a note in its place, the stored history untouched', async () => {
+    const { withImageBudget, MAX_SENT_IMAGES } = await import('./images.js');
+    const pic = (n: number) => ({ mimeType: 'image/png' as const, data: 'AAAA', name: `p${n}.png` });
+    const history: Message[] = [];
+    for (let n = 0; n < 10; n++) history.push({ role: 'user', text: `look ${n}`, images: [pic(n)] }, { role: 'assistant', text: 'ok', toolCalls: [] });
+    const sent = withImageBudget(history);
+    const kept = sent.flatMap((m) => (m.role === 'user' ? (m.images ?? []).map((i) => i.name) : []));
+    expect(kept).toEqual(['p2.png', 'p3.png', 'p4.png', 'p5.png', 'p6.png', 'p7.png', 'p8.png', 'p9.png']);
+    expect(kept).toHaveLength(MAX_SENT_IMAGES);
+    expect(sent[0]).toEqual({ role: 'user', text: 'look 0\n\n[an earlier image was here (p0.png, image/png, 1 KB); it is no longer sent, to keep requests within the provider\'s limits: read it again with read_file, or ask for it, if it still matters]' });
+    expect(history[0]).toMatchObject({ images: [pic(0)] });
+  });
+
+  it('by bytes too: two 12 MB pictures do not go in one request', async () => {
+    const { withImageBudget } = await import('./images.js');
+    const big = { mimeType: 'image/png' as const, data: 'A'.repeat(16 * 1024 * 1024) };
+    const sent = withImageBudget([
+      { role: 'user', text: 'a', images: [big] },
+      { role: 'assistant', text: '', toolCalls: [{ id: 'c', name: 'read_file', args: {} }] },
+      { role: 'tool', results: [{ callId: 'c', name: 'read_file', status: 'completed', output: 'img', images: [big] }] },
+    ]);
+    expect(sent[0]).not.toHaveProperty('images');
+    expect(sent[2]).toMatchObject({ results: [{ images: [big] }] });
+  });
+});

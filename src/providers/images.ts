@@ -55,3 +55,56 @@ export function unseenImagesNotice(modelId: string, messages: readonly Message[]
   if (n === 0) return undefined;
   return `${modelId} cannot see images: ${n === 1 ? 'the image' : `the ${n} images`} reached it as a note saying so. Pick a vision model (or set providers.<name>.models["<model>"].vision in config.json) to show ${n === 1 ? 'it' : 'them'}`;
 }
+
+/** Images one request carries at most, newest first: vendors refuse larger requests (Anthropic: 32 MB, and fewer, smaller images past 20). */
+export const MAX_SENT_IMAGES = 8;
+export const MAX_SENT_IMAGE_BYTES = 20 * 1024 * 1024;
+
+/** Where an older image was, once it is no longer sent. */
+function droppedNote(im: Image): string {
+  const what = `${im.name ? `${im.name}, ` : ''}${im.mimeType}, ${sizeText(Math.floor((im.data.length * 3) / 4))}`;
+  return `[an earlier image was here (${what}); it is no longer sent, to keep requests within the provider's limits: read it again with read_file, or ask for it, if it still matters]`;
+}
+
+/**
+ * The history as one request sends it: the newest images up to MAX_SENT_IMAGES and
+ * MAX_SENT_IMAGE_BYTES, each older one a note in its place. The stored history keeps them all
+ * (a replay shows them); only what goes to the vendor is bounded.
+ */
+export function withImageBudget(history: readonly Message[]): readonly Message[] {
+  let count = 0;
+  let bytes = 0;
+  const split = (images: readonly Image[]) => {
+    const kept: Image[] = [];
+    const dropped: Image[] = [];
+    for (const im of images) {
+      const size = Math.floor((im.data.length * 3) / 4);
+      if (count < MAX_SENT_IMAGES && bytes + size <= MAX_SENT_IMAGE_BYTES) {
+        count++;
+        bytes += size;
+        kept.push(im);
+      } else dropped.push(im);
+    }
+    return { kept, dropped, note: dropped.map(droppedNote).join('\n') };
+  };
+  const out = [...history];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i]!;
+    if (m.role === 'user' && m.images?.length) {
+      const s = split(m.images);
+      if (s.dropped.length) out[i] = { role: 'user', text: [m.text, s.note].filter(Boolean).join('\n\n'), ...(s.kept.length ? { images: s.kept } : {}) };
+    } else if (m.role === 'tool' && m.results.some((r) => r.images?.length)) {
+      out[i] = {
+        role: 'tool',
+        results: m.results.map((r) => {
+          if (!r.images?.length) return r;
+          const s = split(r.images);
+          if (!s.dropped.length) return r;
+          const { images: _all, ...rest } = r;
+          return { ...rest, output: `${r.output}\n${s.note}`, ...(s.kept.length ? { images: s.kept } : {}) };
+        }),
+      };
+    }
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import { jsonSchema, type ModelMessage, type ProviderMetadata, type SystemModelMessage, type Tool } from 'ai';
 import type { Image, Message, ReasoningEffort, ToolResult } from '../protocol/index.js';
-import { imageNote, type ImageSupport } from './images.js';
+import { imageNote, withImageBudget, type ImageSupport } from './images.js';
 import type { ToolSpec } from './provider.js';
 import { reasoningFor, type ReasoningFamily } from './reasoning.js';
 
@@ -68,8 +68,9 @@ export function toPrompt(
   modelId = 'this model',
 ): { system?: SystemModelMessage; messages: ModelMessage[] } {
   const out: ModelMessage[] = [];
-  for (let i = 0; i < history.length; i++) {
-    const m = history[i]!;
+  const sent = media.see ? withImageBudget(history) : history; // a text-only model gets notes for all of them anyway
+  for (let i = 0; i < sent.length; i++) {
+    const m = sent[i]!;
     if (m.role === 'user') {
       out.push({ role: 'user', content: userContent(m.text, m.images, media, modelId) });
     } else if (m.role === 'assistant') {
@@ -82,7 +83,7 @@ export function toPrompt(
           ...m.toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: asObject(c.args) })),
         ],
       });
-      const next = history[i + 1];
+      const next = sent[i + 1];
       const answered = new Set(next?.role === 'tool' ? next.results.map((r) => r.callId) : []);
       const missing = m.toolCalls.filter((c) => !answered.has(c.id));
       if (missing.length > 0 && next?.role !== 'tool') {
@@ -92,7 +93,7 @@ export function toPrompt(
         });
       }
     } else {
-      const prev = history[i - 1];
+      const prev = sent[i - 1];
       const calls = prev?.role === 'assistant' ? prev.toolCalls : [];
       const answered = new Set(m.results.map((r) => r.callId));
       const extra = calls

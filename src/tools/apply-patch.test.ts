@@ -86,6 +86,22 @@ describe('apply_patch deletes and moves through the guarded file layer', () => {
     expect(readFileSync(join(out, 'f.txt'), 'utf8')).toBe('outside\n');
   });
 
+  it('a link inside the workspace is neither deleted nor moved through: its target stays, and so does the link', async () => {
+    symlinkSync('d/f.txt', join(ws, 'link.txt'));
+    // The sandbox places a path at its real path: the link's target.
+    const del = await run(P('*** Delete File: link.txt'), { 'link.txt': 'd/f.txt' });
+    expect(del).toMatchObject({ status: 'failed', output: expect.stringMatching(/^apply_patch: link\.txt is a symbolic link; deleting it here would act on the file it points to/) });
+    const mv = await run(P('*** Update File: link.txt\n*** Move to: g.txt'), { 'link.txt': 'd/f.txt', 'g.txt': 'g.txt' });
+    expect(mv).toMatchObject({ status: 'failed', output: expect.stringMatching(/link\.txt is a symbolic link; moving it/) });
+    expect(readFileSync(join(ws, 'd', 'f.txt'), 'utf8')).toBe('inside\n');
+    expect(readFileSync(join(ws, 'link.txt'), 'utf8')).toBe('inside\n');
+    expect(existsSync(join(ws, 'g.txt'))).toBe(false);
+    // Updating through the link in place still works: it edits the file it points to.
+    const up = await run(P('*** Update File: link.txt\n@@\n-inside\n+changed'), { 'link.txt': 'd/f.txt' });
+    expect(up.status).toBe('completed');
+    expect(readFileSync(join(ws, 'd', 'f.txt'), 'utf8')).toBe('changed\n');
+  });
+
   it('a move is one file_edit of kind move, from the old path to the new', async () => {
     const r = await run(P('*** Update File: d/f.txt\n*** Move to: g.txt\n@@\n-inside\n+moved'), { 'd/f.txt': 'd/f.txt', 'g.txt': 'g.txt' });
     expect(r).toMatchObject({ status: 'completed', output: 'Applied the patch:\nR d/f.txt -> g.txt' });

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { lstat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { isNotFound } from '../protocol/index.js';
 import { defineTool, fail, ok, type ToolContext } from './define.js';
 import { unifiedDiff } from './diff-text.js';
@@ -79,6 +81,10 @@ export const applyPatchTool = defineTool({
       if (op.type === 'delete' || moving) {
         if (old.includes('\uFFFD')) return fail(`apply_patch: ${op.path} is not UTF-8 text, so its content could not be recorded to put it back; ${op.type === 'delete' ? 'delete' : 'move'} it with bash. Nothing was changed.`);
       }
+      // The sandbox checked the file a link points to; deleting or moving "it" must not take that file away and leave the link.
+      if ((op.type === 'delete' || moving) && (await isLink(resolve(ctx.cwd, op.path)))) {
+        return fail(`apply_patch: ${op.path} is a symbolic link; ${op.type === 'delete' ? 'deleting' : 'moving'} it here would act on the file it points to. Name that file, or change the link with bash. Nothing was changed.`);
+      }
       if (op.type === 'delete') {
         planned.push({ op: 'delete', shown: op.path, real, old, now: null });
         continue;
@@ -117,6 +123,10 @@ export const applyPatchTool = defineTool({
     return ok(`Applied the patch:\n${lines.join('\n')}${looseNote(loose)}`);
   },
 });
+
+async function isLink(p: string): Promise<boolean> {
+  return (await lstat(p).catch(() => undefined))?.isSymbolicLink() === true;
+}
 
 async function readOrNull(ctx: ToolContext, real: string): Promise<string | null | { error: string }> {
   try {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { resolve } from 'node:path';
-import { sizeText } from '../protocol/index.js';
+import { relative, resolve } from 'node:path';
+import { isInside, sizeText } from '../protocol/index.js';
 import { defineTool, fail, ok } from './define.js';
 import { readImage } from './node-files.js';
 
@@ -26,7 +26,8 @@ export const readFileTool = defineTool({
     // A picture is known by its first bytes, not its name; it goes to the model as an image.
     const pic = await readImage(abs, ctx.signal);
     if (pic && 'tooLarge' in pic) return fail(pic.tooLarge);
-    if (pic) return { status: 'completed', output: `[image ${a.path}: ${pic.image.mimeType}, ${sizeText(pic.bytes)}; handed to the model as an image]`, images: [pic.image] };
+    const shown = isInside(ctx.cwd, abs) ? relative(ctx.cwd, abs) : abs; // the sandbox handed us the real path
+    if (pic) return { status: 'completed', output: `[image ${shown}: ${pic.image.mimeType}, ${sizeText(pic.bytes)}; handed to the model as an image]`, images: [pic.image] };
     let text: string;
     try {
       text = await ctx.files.readText(abs, ctx.signal);

@@ -66,7 +66,7 @@ describe('images over ACP v1, official SDK client', () => {
     fake.reply(openaiText('Still a dot.'));
     await d.agent.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'and now?' }] });
     expect(fake.images.filter((im) => im.request === 1)).toEqual([{ request: 1, mediaType: 'image/png', data: PNG, inToolResult: false }]);
-  });
+  }, 60_000);
 
   it('Anthropic gets an image block; a PNG that read_file opens reaches it inside the tool result', async () => {
     config({ anthropic: { type: 'anthropic', baseURL: `${fake.url}/v1` } });
@@ -105,12 +105,21 @@ describe('images over ACP v1, official SDK client', () => {
     const notices = c.of(s.sessionId).filter((u) => u.sessionUpdate === ('notice' as string)) as unknown as { title?: string }[];
     expect(notices.map((n) => n.title).join('\n')).toMatch(/local\/llama3\.1 cannot see images: the image reached it as a note/);
 
+    // An embedded icon (not one of the four formats) is named in the text; the prompt goes on.
+    fake.reply({ steps: [C.chatText('An icon.'), C.chatFinish('stop'), C.chatUsage({ prompt: 10, completion: 3 }), C.chatDone] });
+    const icon = await c.agent.request('session/prompt', {
+      sessionId: s.sessionId,
+      prompt: [{ type: 'text', text: 'and this' }, { type: 'resource', resource: { uri: 'file:///x/favicon.ico', mimeType: 'image/x-icon', blob: Buffer.from([0, 0, 1, 0, 1, 0]).toString('base64') } }],
+    });
+    expect(icon.stopReason).toBe('end_turn');
+    expect(JSON.stringify(fake.requests[1]!.body['messages'])).toContain('[@file:///x/favicon.ico] (binary content omitted');
+
     const bad = await c.agent
       .request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'x' }, { type: 'image', data: Buffer.from('not a picture').toString('base64'), mimeType: 'image/png' }] })
       .then(() => undefined, (e: unknown) => e as { code?: number; message?: string });
     expect(bad?.code).toBe(-32602);
     expect(bad?.message).toMatch(/prompt\[1\]: not a PNG, JPEG, GIF or WebP image \(sent as image\/png\)/);
-    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(2);
   });
 });
 

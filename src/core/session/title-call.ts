@@ -44,7 +44,8 @@ export async function improveTitle(host: TurnHost, request: string, reply: strin
     return; // no key, a model gone from the catalog: the first title stays
   }
   const signal = AbortSignal.timeout(TITLE_WAIT_MS);
-  const ask = `The person's request:\n${request.slice(0, PROMPT_CHARS)}` + (reply ? `\n\nThe start of the agent's answer:\n${reply.slice(0, REPLY_CHARS)}` : '');
+  const said = request.replace(/<context\b[^>]*>[\s\S]*?<\/context>/g, '').trim() || request; // what the person typed, not an embedded file
+  const ask = `The person's request:\n${said.slice(0, PROMPT_CHARS)}` + (reply ? `\n\nThe start of the agent's answer:\n${reply.slice(0, REPLY_CHARS)}` : '');
   let text = '';
   let usage: Usage | undefined;
   try {

@@ -9,3 +9,9 @@ describe('a session title from the first request', () => {
     expect(titleOf('x'.repeat(80))).toBe(`${'x'.repeat(60)}…`);
   });
 });
+
+describe('a title from what the person typed, not what the editor embedded', () => {
+  it('leaves out <context> blocks', () => {
+    expect(titleOf('<context uri="file:///w/a.ts">\nexport const x = 1;\n</context>\nRename x to count')).toBe('Rename x to count');
+  });
+});

@@ -4,7 +4,9 @@
 const MAX = 60;
 
 export function titleOf(text: string): string {
-  const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
+  // Context an editor embedded (`<context …>…</context>`) is not what the person said.
+  const said = text.replace(/<context\b[^>]*>[\s\S]*?<\/context>/g, '').trim() || text;
+  const line = said.split('\n').find((l) => l.trim() !== '') ?? said;
   const plain = line.replace(/[`*_#>]+/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\s+/g, ' ').trim();
   if (plain.length <= MAX) return plain || text.trim().slice(0, MAX);
   const cut = plain.slice(0, MAX + 1);

@@ -55,7 +55,8 @@ export function promptParts(blocks: ContentBlockParam[]): PromptParts {
         const uri = str(r['uri']);
         const mime = typeof r['mimeType'] === 'string' ? r['mimeType'] : '';
         if (typeof r['text'] === 'string') parts.push(`<context uri="${uri}">\n${r['text']}\n</context>`);
-        else if (typeof r['blob'] === 'string' && mime.startsWith('image/')) images.push(image(`prompt[${i}].resource`, r['blob'], mime, uri));
+        // An embedded picture is an image when it is one of the four; any other (an icon, an SVG) is named, never a refused prompt.
+        else if (typeof r['blob'] === 'string' && mime.startsWith('image/') && typeof checkImage({ data: r['blob'], mimeType: mime }) !== 'string') images.push(image(`prompt[${i}].resource`, r['blob'], mime, uri));
         else parts.push(`[@${uri}] (binary content omitted: ferret reads text and PNG, JPEG, GIF or WebP images)`);
         break;
       }

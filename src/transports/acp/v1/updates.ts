@@ -53,7 +53,8 @@ export class UpdateMapper {
   map(e: SessionEvent, showUser: boolean): Outbound[] {
     switch (e.type) {
       case 'turn_start':
-        return showUser ? [{ update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: e.data.text } } }] : [];
+        // An image-only prompt has no text to show (its images follow from its message).
+        return showUser && e.data.text !== '' ? [{ update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: e.data.text } } }] : [];
       case 'message_chunk':
         return [{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.data.text } } }];
       case 'reasoning_chunk':

@@ -90,6 +90,12 @@ export interface SessionHandle {
   startTurn(text: string, opts: QueuedTurnOptions): Promise<StartedTurn | 'cancelled'>;
   /** Withdraws the origin's queued prompts (they answer 'cancelled'); false when none waited. */
   withdrawQueued(origin: string): boolean;
+  /**
+   * Settles when what its log holds so far is in the store (a fleet's Redis acknowledges writes
+   * later): a transport answers a new session with this done, so a client may drive it through
+   * any server of the fleet at once.
+   */
+  stored(): Promise<void>;
   /** Stops the running turn; false when none runs. */
   cancel(): boolean;
   respondPermission(requestId: string, decision: Decision, by: string): void;

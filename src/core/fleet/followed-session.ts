@@ -141,6 +141,9 @@ export class FollowedSession implements LiveSession {
   settled(): Promise<void> {
     return this.current.settled();
   }
+  stored(): Promise<void> {
+    return this.current.stored();
+  }
   respondPermission(requestId: string, decision: Decision, by: string): void {
     this.current.respondPermission(requestId, decision, by);
   }

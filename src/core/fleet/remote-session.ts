@@ -170,6 +170,11 @@ export class RemoteSession extends SessionBase implements LiveSession {
     return true;
   }
 
+  /** Its writer stores it; what this server saw is what the store held. */
+  stored(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The writer's turn ends when its turn_end arrives (or this server takes the session over). */
   async settled(): Promise<void> {
     if (!this.body.st.openTurn) return;

@@ -192,6 +192,10 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     return true;
   }
 
+  stored(): Promise<void> {
+    return drained(this.log, DRAIN_WAIT_MS);
+  }
+
   /** Waits for the running turn, if any, to end. */
   async settled(): Promise<void> {
     await this.running?.done.catch(() => undefined);

@@ -67,6 +67,7 @@ export class FerretDialect implements Dialect {
         const p = parseParams(P.new, params);
         const s = m.create(p);
         this.attach(s);
+        await s.stored(); // in a fleet, another server may be asked about it next
         return this.describe(s);
       }
       case 'session/load': {

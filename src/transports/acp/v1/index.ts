@@ -137,6 +137,7 @@ class AcpV1Dialect implements Dialect {
         const p = parseParams(P.newSession, params);
         const s = m.create({ cwd: p.cwd, additionalDirectories: p.additionalDirectories });
         this.link(s, false, p.mcpServers);
+        await s.stored(); // in a fleet, another server may be asked about it next
         return { sessionId: s.id, ...sessionSetup(s, m) };
       }
       case 'session/load':
@@ -181,6 +182,7 @@ class AcpV1Dialect implements Dialect {
         const p = parseParams(P.forkSession, params);
         const s = await m.fork(p.sessionId, { cwd: p.cwd, additionalDirectories: p.additionalDirectories });
         this.link(s, false, p.mcpServers);
+        await s.stored();
         return { sessionId: s.id, ...sessionSetup(s, m) };
       }
       case 'session/delete': {

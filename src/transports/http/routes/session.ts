@@ -37,6 +37,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     },
   }, async (req, reply) => {
     const s = m.create(req.body ?? {});
+    await s.stored(); // in a fleet, another server may be asked about it next
     return reply.code(201).send(describeSession(s));
   });
 
@@ -48,7 +49,11 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
       params: SessionParams,
       response: { 201: SessionDescription, ...sessionErrors, ...errors(503) },
     },
-  }, async (req, reply) => reply.code(201).send(describeSession(await m.fork(req.params.id))));
+  }, async (req, reply) => {
+    const s = await m.fork(req.params.id);
+    await s.stored();
+    return reply.code(201).send(describeSession(s));
+  });
 
   app.get('/session', {
     schema: { operationId: 'listSessions', tags: ['sessions'], summary: 'List sessions (live and on disk), newest first, a page at a time', querystring: ListQuery, response: { 200: SessionList, ...guardErrors, ...errors(400) } },

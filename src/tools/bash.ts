@@ -174,7 +174,7 @@ async function runConfined(
   // group's id may already name someone else's.
   if (!spawn.confined) child.killTree();
   // And whatever left the group (`setsid cmd &`, a double fork): its cgroup, or its marker (confine.ts).
-  await spawn.end();
+  const { limitHits } = await spawn.end();
 
   const exitCode = result.exitCode ?? null;
   const held = first.line;
@@ -184,6 +184,7 @@ async function runConfined(
   }
   let tail = '';
   if (capReached) tail += `\n[output capped at ${BASH_OUTPUT_CAP} bytes; the rest was dropped]`;
+  if (limitHits > 0) tail += `\n[the command reached its process limit (${COMMAND_LIMITS.pidsMax} processes and threads): ${limitHits} forks were refused]`;
   if (timedOut) tail += `\n[timed out after ${a.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms; process group killed]`;
   else if (ctx.signal.aborted) tail += '\n[cancelled; process group killed]';
   // No exit code: killed by a signal, or never started / lost with the helper (then the message says which).
@@ -205,7 +206,7 @@ async function runConfined(
     }
   }
   return {
-    status: exitCode === 0 && !timedOut && !blocked ? 'completed' : 'failed',
+    status: exitCode === 0 && !timedOut && !blocked && limitHits === 0 ? 'completed' : 'failed',
     output: output + tail,
     exitCode,
     capReached,

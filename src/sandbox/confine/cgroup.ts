@@ -130,8 +130,21 @@ export class CommandCgroup {
     }
   }
 
-  /** Kills every process still in the cgroup (whatever process group or session it moved to), then removes it. */
-  async end(): Promise<void> {
+  /** How many forks the limit refused (v1 and v2 both count them in pids.events). */
+  private limitHits(): number {
+    try {
+      return Number(/^max (\d+)/m.exec(readFileSync(join(this.dir, 'pids.events'), 'utf8'))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * Kills every process still in the cgroup (whatever process group or session it moved to), then
+   * removes it; says how many forks the limit refused.
+   */
+  async end(): Promise<{ limitHits: number }> {
+    const limitHits = this.limitHits();
     if (this.v2) {
       try {
         writeFileSync(join(this.dir, 'cgroup.kill'), '1');
@@ -150,12 +163,13 @@ export class CommandCgroup {
       }
       try {
         rmdirSync(this.dir);
-        return;
+        return { limitHits };
       } catch {
         // members left, or exited and not yet reaped: look again shortly
       }
       await new Promise((r) => setTimeout(r, round < 10 ? 5 : 50));
     }
+    return { limitHits };
   }
 }
 

@@ -37,9 +37,9 @@ export interface ConfinedSpawn {
   /**
    * Ends whatever the command started that is still running (its pids cgroup; under
    * danger-full-access without one, the processes carrying its marker): call once its main
-   * process ended, the call is over.
+   * process ended, the call is over. `limitHits`: forks its process limit refused (known with a cgroup).
    */
-  end(): Promise<void>;
+  end(): Promise<{ limitHits: number }>;
 }
 
 /** Names the processes of one unconfined call, for `end()` when there is no cgroup (cgroup.ts killMarked). */
@@ -245,7 +245,7 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
     cgroup ? { file: bash, args: ['-c', JOIN_CGROUP, 'ferret-cgroup', cgroup.procs, file, ...args] } : { file, args };
   if (!confined) {
     const marker = nodeCrypto().randomBytes(12).toString('hex');
-    const end = () => (cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => undefined));
+    const end = () => (cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 })));
     return { ...inCgroup(bash, ['-c', req.command]), env: { ...env, [CALL_MARKER]: marker }, confined: false, release: () => {}, end };
   }
   let bwrap: string | undefined;
@@ -267,9 +267,7 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
     for (const p of guard?.placeholders ?? []) releasePlaceholder(host, p);
   };
   // bwrap itself gets the allowlisted env: as PID 1 of the sandbox its environ is readable there.
-  const end = async () => {
-    await cgroup?.end();
-  };
+  const end = async () => (cgroup ? cgroup.end() : { limitHits: 0 });
   return { ...inCgroup(bwrap, bwrapArgs(req, facts, inner, bash, guard)), env: inner, confined: true, release, end };
 }
 

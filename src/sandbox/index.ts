@@ -17,6 +17,8 @@ export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
 export { adoptLiveEnviron, scrubInitialEnviron } from './confine/environ.js';
+export { pidsCgroupAvailable } from './confine/cgroup.js';
+export { COMMAND_LIMITS } from './limits.js';
 export { detectViolation } from './confine/violation.js';
 export { refreshHomeSockets } from './confine/home-masks.js';
 export { scanWorkspace, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';

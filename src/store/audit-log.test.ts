@@ -62,6 +62,30 @@ describe('the audit log signs what it writes and trusts nothing else', () => {
     expect(rejects).toHaveLength(1); // reported once, not on every lookup
   });
 
+  it('a "never" holds under every sandbox; an "always" only under its own; the latest decision wins', () => {
+    const { log, file } = fresh();
+    log.append(entry({ key: 'npm publish', decision: 'never', sandbox: 'workspace-write' }));
+    log.append(entry({ key: 'npm test', decision: 'always', sandbox: 'workspace-write' }));
+    log.flush();
+    for (const l of [log, new AuditLog(file)]) {
+      for (const sb of ['read-only', 'workspace-write', 'danger-full-access'] as const) expect(l.lookup('/ws', 'bash', 'npm publish', sb)).toBe('never');
+      expect(l.lookup('/ws', 'bash', 'npm test', 'danger-full-access')).toBeUndefined();
+      expect(l.lookup('/ws', 'bash', 'npm publish', 'workspace-write')).toBe('never');
+      expect(l.lookup('/other', 'bash', 'npm publish', 'danger-full-access')).toBeUndefined(); // another workspace
+    }
+    // An "always" given under danger-full-access before, a "never" under workspace-write after: refused on the host too.
+    log.append(entry({ key: 'make deploy', decision: 'always', sandbox: 'danger-full-access' }));
+    log.append(entry({ key: 'make deploy', decision: 'never', sandbox: 'workspace-write' }));
+    log.flush();
+    expect(log.lookup('/ws', 'bash', 'make deploy', 'danger-full-access')).toBe('never');
+    expect(new AuditLog(file).lookup('/ws', 'bash', 'make deploy', 'danger-full-access')).toBe('never');
+    // A later "always" lifts the "never" under its own sandbox only.
+    log.append(entry({ key: 'make deploy', decision: 'always', sandbox: 'workspace-write' }));
+    log.flush();
+    expect(new AuditLog(file).lookup('/ws', 'bash', 'make deploy', 'workspace-write')).toBe('always');
+    expect(new AuditLog(file).lookup('/ws', 'bash', 'make deploy', 'danger-full-access')).toBe('never');
+  });
+
   it('an unsigned "never" is honoured: it can only refuse', () => {
     const { log, file } = fresh();
     log.append(entry());

@@ -13,7 +13,7 @@ export const AuditEntrySchema = lazySchema(() =>
     ts: z.string(),
     sessionId: z.string(),
     workspace: z.string(),
-    /** The sandbox the decision was made under; a remembered "always" holds only under the same one. */
+    /** The sandbox the decision was made under; a remembered "always" holds only under the same one, a "never" under every one. */
     sandbox: SandboxModeSchema.optional(),
     tool: z.string(),
     key: z.string(),
@@ -39,25 +39,45 @@ const MAC = /,"mac":"([0-9a-f]{64})"\}$/;
 /**
  * A person's persisted "always"/"never" by call, as the file log and the fleet's Redis log both
  * keep them: decision lines applied in log order, an "always" whose integrity check fails left out.
+ *
+ * An "always" holds only under the sandbox it was given under (what was safe to allow in the
+ * sandbox may not be on the host). A "never" holds under every sandbox and preset: a refusal
+ * given under workspace-write must still refuse under danger-full-access, where more is at stake.
+ * A later "always" under one sandbox lifts an earlier "never" under that sandbox only.
  */
 export class PersistedDecisions {
-  private readonly byCall = new Map<string, 'always' | 'never'>();
+  /** Per (workspace, sandbox, tool, key): the latest decision and when (its order in the log). */
+  private readonly byCall = new Map<string, { decision: 'always' | 'never'; seq: number }>();
+  /** Per (workspace, tool, key): when the latest "never" was given, under whichever sandbox. */
+  private readonly nevers = new Map<string, number>();
+  private seq = 0;
 
   /** Entries written before the sandbox was recorded were made under the default, workspace-write. */
   static key(workspace: string, tool: string, key: string, sandbox: SandboxMode = 'workspace-write'): string {
     return JSON.stringify([workspace, sandbox, tool.toLowerCase(), key]);
   }
 
-  get(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
-    return this.byCall.get(PersistedDecisions.key(workspace, tool, key, sandbox));
+  private static anySandbox(workspace: string, tool: string, key: string): string {
+    return JSON.stringify([workspace, tool.toLowerCase(), key]);
   }
 
-  set(mapKey: string, decision: 'always' | 'never'): void {
-    this.byCall.set(mapKey, decision);
+  get(workspace: string, tool: string, key: string, sandbox: SandboxMode): 'always' | 'never' | undefined {
+    const here = this.byCall.get(PersistedDecisions.key(workspace, tool, key, sandbox));
+    const never = this.nevers.get(PersistedDecisions.anySandbox(workspace, tool, key));
+    if (never !== undefined && (here === undefined || never > here.seq)) return 'never';
+    return here?.decision;
+  }
+
+  /** Records one decision as the latest (`entry`: the call it is for). */
+  set(entry: { workspace: string; tool: string; key: string; sandbox?: SandboxMode | undefined }, decision: 'always' | 'never'): void {
+    const seq = ++this.seq;
+    this.byCall.set(PersistedDecisions.key(entry.workspace, entry.tool, entry.key, entry.sandbox), { decision, seq });
+    if (decision === 'never') this.nevers.set(PersistedDecisions.anySandbox(entry.workspace, entry.tool, entry.key), seq);
   }
 
   clear(): void {
     this.byCall.clear();
+    this.nevers.clear();
   }
 
   /** Applies decision lines in log order; says how many were rejected (and the first of them). */
@@ -77,7 +97,7 @@ export class PersistedDecisions {
         sample ||= line.slice(0, 200);
         continue;
       }
-      this.byCall.set(PersistedDecisions.key(e.workspace, e.tool, e.key, e.sandbox), e.decision);
+      this.set(e, e.decision);
     }
     return { rejected, sample };
   }

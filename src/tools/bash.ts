@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   bashApproval,
   BWRAP_INSTALL_HINT,
+  COMMAND_LIMITS,
   confineCommand,
   detectViolation,
   probeBwrap,
@@ -17,24 +18,19 @@ import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } fro
 import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';
 
-/**
- * Output kept per call; the rest is drained and dropped. As much as the core keeps of a cut
- * result for the model to page through (core/tool-call/kept-output.ts KEPT_FILE_MAX): the model
- * itself receives only the output cap's worth of it.
- */
-const BASH_OUTPUT_CAP = 4 * 1024 * 1024;
-/** Output streamed to the clients as progress per call; the result carries the rest. */
-const BASH_PROGRESS_CAP = 256 * 1024;
-const DEFAULT_TIMEOUT_MS = 120_000;
-const MAX_TIMEOUT_MS = 600_000;
+// The output, time and parse limits: sandbox/limits.ts (all of a command's limits in one place).
+const BASH_OUTPUT_CAP = COMMAND_LIMITS.outputKeptChars;
+const BASH_PROGRESS_CAP = COMMAND_LIMITS.progressChars;
+const DEFAULT_TIMEOUT_MS = COMMAND_LIMITS.defaultTimeoutMs;
+const MAX_TIMEOUT_MS = COMMAND_LIMITS.maxTimeoutMs;
 /**
  * Longer commands are not parsed: parsing and judging run synchronously on the event loop, at
  * roughly 50-150 µs per syntax node, so a dense 16 KiB script already costs most of a second.
  * They are asked for, as opaque (write a long file with write_file, a long script to a file).
  */
-const JUDGE_MAX_CHARS = 16 * 1024;
+const JUDGE_MAX_CHARS = COMMAND_LIMITS.judgeMaxChars;
 /** Deeper bracket nesting is not parsed either: the parse tree would overflow the stack. */
-const JUDGE_MAX_DEPTH = 256;
+const JUDGE_MAX_DEPTH = COMMAND_LIMITS.judgeMaxDepth;
 
 /** Why a command is too big to parse on the event loop, if it is. */
 function tooBigToJudge(command: string): string | undefined {
@@ -180,6 +176,8 @@ async function runConfined(
   // with bwrap's PID namespace (bwrap was the group's only member): nothing to kill, and the
   // group's id may already name someone else's.
   if (!spawn.confined) child.killTree();
+  // And whatever left the group (`setsid cmd &`, a double fork): its cgroup, or its marker (confine.ts).
+  const { limitHits } = await spawn.end();
 
   const exitCode = result.exitCode ?? null;
   const held = first.line;
@@ -189,6 +187,7 @@ async function runConfined(
   }
   let tail = '';
   if (capReached) tail += `\n[output capped at ${BASH_OUTPUT_CAP} bytes; the rest was dropped]`;
+  if (limitHits > 0) tail += `\n[the command reached its process limit (${COMMAND_LIMITS.pidsMax} processes and threads): ${limitHits} forks were refused]`;
   if (timedOut) tail += `\n[timed out after ${a.timeout_ms ?? DEFAULT_TIMEOUT_MS} ms; process group killed]`;
   else if (ctx.signal.aborted) tail += '\n[cancelled; process group killed]';
   // No exit code: killed by a signal, or never started / lost with the helper (then the message says which).
@@ -210,7 +209,7 @@ async function runConfined(
     }
   }
   return {
-    status: exitCode === 0 && !timedOut && !blocked ? 'completed' : 'failed',
+    status: exitCode === 0 && !timedOut && !blocked && limitHits === 0 ? 'completed' : 'failed',
     output: output + tail,
     exitCode,
     capReached,

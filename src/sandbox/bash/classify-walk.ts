@@ -28,6 +28,8 @@ const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https',
 interface Ctx {
   readonly depth: number;
   readonly bashLike: boolean;
+  /** The parsed source the nodes' offsets point into (for checks that look beyond one node). */
+  readonly source?: string;
   readonly download?: string;
   /** Assignments here go into a program's environment (`FOO=1 cmd`, `export FOO=1`). */
   readonly env?: boolean;
@@ -65,7 +67,7 @@ export class ShellWalk {
     const parsed = this.parse(source);
     if (!parsed.ok) return void this.items.push(hidden(what, `cannot be judged: ${parsed.reason}`));
     const from = this.items.length;
-    this.walk(parsed.root, { depth, bashLike });
+    this.walk(parsed.root, { depth, bashLike, source: parsed.source });
     if (!bashLike) this.capForeignShell(from);
   }
 
@@ -82,7 +84,7 @@ export class ShellWalk {
   private walk(node: SNode, ctx: Ctx): void {
     const gap = parseGap(node);
     if (gap) this.items.push(hidden(node.text, gap));
-    const arith = arithGap(node);
+    const arith = arithGap(node, ctx.source);
     if (arith) this.items.push(evaluates(node.text, arith));
     switch (node.type) {
       case 'command':

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../../protocol/index.js';
+import { pidsCgroupAvailable } from './cgroup.js';
 import { commandEnv, confineCommand, passCommandEnv, probeBwrap } from './confine.js';
 import { GIT_NEUTRAL_VARS, withNeutralGit } from './git-env.js';
 import { detectViolation } from './violation.js';
@@ -35,7 +36,7 @@ let gitConfig = '';
 function run(mode: SandboxMode, command: string, extra: { tmpDir?: string; workspace?: string } = {}) {
   const s = confineCommand({ host, mode, workspace: extra.workspace ?? ws, command, env: { ...process.env, ...SECRETS, LANG: 'visible-123' }, tmpDir: extra.tmpDir });
   const p = execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000, detached: true });
-  void p.finally(() => s.release());
+  void p.finally(() => (s.release(), s.end()));
   return p;
 }
 
@@ -81,13 +82,19 @@ describe('confineCommand argv', () => {
     const a = w.args.join(' ');
     expect(w.confined).toBe(true);
     // ferret's own state (a CHIMERA_HOME that exists on this machine) is hidden after the workspace binds.
-    expect(a).toMatch(new RegExp(`--ro-bind / / .*--tmpfs /tmp .*--bind ${ws} ${ws} --ro-bind ${ws}/.git ${ws}/.git (?:--tmpfs \\S+ --remount-ro \\S+ )*(?:--ro-bind /dev/null \\S+ )*--clearenv .*--chdir ${ws} -- /\\S*bash -c true$`));
+    expect(a).toMatch(new RegExp(`--ro-bind / / .*--tmpfs /tmp .*--bind ${ws} ${ws} --ro-bind ${ws}/.git ${ws}/.git (?:--tmpfs \\S+ --remount-ro \\S+ )*(?:--ro-bind /dev/null \\S+ )*--clearenv .*--chdir ${ws} -- (/\\S*bash) -c ulimit -u \\d+ .* \\1 true$`));
     for (const f of ['--unshare-net', '--unshare-pid', '--new-session', '--die-with-parent', '--dev /dev', '--proc /proc']) expect(a).toContain(f);
     const r = confineCommand({ host, mode: 'read-only', workspace: ws, command: 'true', env });
     expect(r.args.join(' ')).toMatch(new RegExp(`--ro-bind ${ws} ${ws} (?:--tmpfs \\S+ --remount-ro \\S+ )*(?:--ro-bind /dev/null \\S+ )*--clearenv`));
     expect(r.args).not.toContain('--bind');
     const d = confineCommand({ host, mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
-    expect(d).toEqual({ file: expect.stringMatching(/^\/.*\/bash$/), args: ['-c', 'echo hi'], env: withNeutralGit(env), confined: false, release: expect.any(Function) });
+    expect(d).toMatchObject({ file: expect.stringMatching(/^\/.*\/bash$/), env: { ...withNeutralGit(env), FERRET_CALL: expect.stringMatching(/^[0-9a-f]{24}$/) }, confined: false });
+    // In a pids cgroup where one can be made: the wrapper joins it first, then becomes the command.
+    if (pidsCgroupAvailable()) {
+      expect(d.args.slice(0, 4)).toEqual(['-c', expect.stringContaining('exec "$@"'), 'ferret-cgroup', expect.stringMatching(/\/cgroup\.procs$/)]);
+      expect(d.args.slice(4)).toEqual([d.file, '-c', 'echo hi']);
+    } else expect(d.args).toEqual(['-c', 'echo hi']);
+    for (const s of [w, r, d]) void s.end();
   });
   it('refuses a relative or root workspace', () => {
     expect(() => confineCommand({ host, mode: 'read-only', workspace: 'ws', command: 'true', env })).toThrow(/absolute/);
@@ -160,6 +167,7 @@ describe('writes that must work', () => {
     mkdirSync(join(plain, '.git'), { recursive: true }); // the other process's next placeholder, made during this run
     expect(await sweepWorkspace(host.workspace(plain), before, t0)).toEqual([]);
     s.release();
+    void s.end();
     expect(existsSync(join(plain, '.git'))).toBe(false); // this process's hold was the last: removed
   });
 
@@ -271,10 +279,11 @@ describe('environment: an allowlist, not a denylist', () => {
       const names = r.stdout.split('\n').map((l) => l.split('=')[0] ?? '').filter(Boolean);
       // Plus the settings that keep git from running a repository's configuration (git-env.ts).
       const git = (n: string) => /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(n) || n in GIT_NEUTRAL_VARS;
-      for (const n of names.filter((x) => !git(x))) expect(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD', 'KEEP_ME']).toContain(n.startsWith('LC_') ? 'LANG' : n);
+      for (const n of names.filter((x) => !git(x))) expect(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD', 'KEEP_ME', 'FERRET_CALL']).toContain(n.startsWith('LC_') ? 'LANG' : n);
       expect(r.stdout).toContain('GIT_CONFIG_KEY_0=safe.bareRepository');
     } finally {
       s.release();
+      void s.end();
     }
   });
 });

@@ -13,6 +13,8 @@ import { withNeutralGit } from './git-env.js';
 import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releasePlaceholder, type WorkspaceScan } from './workspace-guard.js';
 import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
+import { COMMAND_LIMITS } from '../limits.js';
+import { commandCgroup, killMarked } from './cgroup.js';
 
 export interface ConfineRequest {
   /** The server's sandbox facts (createCore's): state roots, env.pass, found programs, placeholders. */
@@ -34,7 +36,30 @@ export interface ConfinedSpawn {
   confined: boolean;
   /** Removes the placeholders bwrap made on the host; call once, after the command ended. */
   release(): void;
+  /**
+   * Ends whatever the command started that is still running (its pids cgroup; under
+   * danger-full-access without one, the processes carrying its marker): call once its main
+   * process ended, the call is over. `limitHits`: forks its process limit refused (known with a cgroup).
+   */
+  end(): Promise<{ limitHits: number }>;
 }
+
+/** Names the processes of one unconfined call, for `end()` when there is no cgroup (cgroup.ts killMarked). */
+export const CALL_MARKER = 'FERRET_CALL';
+
+/**
+ * Run first, outside the sandbox: joins the command's pids cgroup, then becomes the command, so
+ * nothing it starts is outside the cgroup. Fails (126) rather than run unlimited.
+ */
+const JOIN_CGROUP = 'echo $$ > "$1" || exit 126; shift; exec "$@"';
+
+/**
+ * Run first inside the sandbox, then replaced by the command: RLIMIT_NPROC set here, inside the
+ * sandbox's own user namespace, counts only this command's processes (set before bwrap it would
+ * also count all of the user's others), and binds every user but root; RLIMIT_FSIZE bounds a file.
+ * A limit already lower stays (ulimit cannot raise it, and says nothing).
+ */
+const INNER_LIMITS = `ulimit -u ${COMMAND_LIMITS.pidsMax} 2>/dev/null; ulimit -f ${COMMAND_LIMITS.fileSizeBytes / 1024} 2>/dev/null; exec "$0" -c "$1"`;
 
 export const BWRAP_INSTALL_HINT =
   'install bubblewrap: apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora/RHEL), ' +
@@ -201,7 +226,7 @@ function bwrapArgs(req: ConfineRequest, facts: WorkspaceFacts, env: Record<strin
   // --clearenv: the child sees exactly the scrubbed env even if bwrap inherited more.
   args.push('--clearenv');
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
-  args.push('--chdir', ws, '--', bash, '-c', req.command);
+  args.push('--chdir', ws, '--', bash, '-c', INNER_LIMITS, bash, req.command);
   return args;
 }
 
@@ -221,9 +246,23 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   if (confined && ws === '/') throw new Error('refusing to confine with the filesystem root as workspace');
   const bash = findExecutable(host, 'bash', env.PATH, ws === '/' ? undefined : ws);
   if (bash === undefined) throw new Error('bash not found');
-  if (!confined) return { file: bash, args: ['-c', req.command], env, confined: false, release: () => {} };
-  const bwrap = findExecutable(host, 'bwrap', env.PATH, ws);
-  if (bwrap === undefined) throw new Error(`bwrap not found; ${BWRAP_INSTALL_HINT}`);
+  // Every process the call starts is in its pids cgroup where one can be made (cgroup.ts).
+  const cgroup = commandCgroup();
+  const inCgroup = (file: string, args: string[]): { file: string; args: string[] } =>
+    cgroup ? { file: bash, args: ['-c', JOIN_CGROUP, 'ferret-cgroup', cgroup.procs, file, ...args] } : { file, args };
+  if (!confined) {
+    const marker = nodeCrypto().randomBytes(12).toString('hex');
+    const end = () => (cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 })));
+    return { ...inCgroup(bash, ['-c', req.command]), env: { ...env, [CALL_MARKER]: marker }, confined: false, release: () => {}, end };
+  }
+  let bwrap: string | undefined;
+  try {
+    bwrap = findExecutable(host, 'bwrap', env.PATH, ws);
+    if (bwrap === undefined) throw new Error(`bwrap not found; ${BWRAP_INSTALL_HINT}`);
+  } catch (err) {
+    void cgroup?.end();
+    throw err;
+  }
   const inner = { ...env, TMPDIR: '/tmp' };
   const facts = host.workspace(ws);
   const guard = req.mode === 'workspace-write' ? workspaceGuard(facts, req.scan) : undefined;
@@ -235,11 +274,13 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
     for (const p of guard?.placeholders ?? []) releasePlaceholder(host, p);
   };
   // bwrap itself gets the allowlisted env: as PID 1 of the sandbox its environ is readable there.
-  return { file: bwrap, args: bwrapArgs(req, facts, inner, bash, guard), env: inner, confined: true, release };
+  const end = async () => (cgroup ? cgroup.end() : { limitHits: 0 });
+  return { ...inCgroup(bwrap, bwrapArgs(req, facts, inner, bash, guard)), env: inner, confined: true, release, end };
 }
 
-// node:child_process loads with the probe, not at start-up.
+// node:child_process loads with the probe, not at start-up; node:crypto with the first unconfined command.
 const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
+const nodeCrypto = lazyRequire<typeof import('node:crypto')>('node:crypto');
 
 function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
@@ -272,6 +313,7 @@ export async function probeBwrap(host: HostFacts): Promise<BwrapProbe> {
         res = await run(spawn.file, spawn.args, spawn.env);
       } finally {
         spawn.release();
+        await spawn.end();
       }
     } catch (err) {
       res = { code: 1, out: err instanceof Error ? err.message : String(err) };

@@ -100,6 +100,7 @@ describe('detectViolation: real confined runs', () => {
   it.each(cases)('%s: %s', async (mode, command, want) => {
     const s = confineCommand({ host, mode, workspace: ws, command, env: process.env });
     const r = await execa(s.file, s.args, { env: s.env, extendEnv: false, reject: false, timeout: 15_000 });
+    await s.end();
     expect(r.exitCode).not.toBe(0);
     const path = want.path === undefined || want.path.startsWith('/') ? want.path : join(ws, want.path);
     expect(detectViolation(r.stderr, mode, ws)).toEqual(path === undefined ? { kind: want.kind } : { kind: want.kind, path });

@@ -41,6 +41,7 @@ describe('the fleet audit log', () => {
       expect(bb.audit.lookup('/w', 'bash', 'ls', 'workspace-write')).toBeUndefined();
       expect(bb.audit.lookup('/w', 'bash', 'make', 'workspace-write')).toBeUndefined();
       expect(bb.audit.lookup('/w', 'bash', 'npm test', 'read-only')).toBeUndefined(); // another sandbox
+      expect(bb.audit.lookup('/w', 'bash', 'rm -rf /', 'danger-full-access')).toBe('never'); // a "never" holds under every sandbox
       // A later decision on A reaches B's synchronous lookup by itself (B follows the stream).
       a.audit.append(entry('npm test', 'never'));
       await until(() => bb.audit.lookup('/w', 'bash', 'npm test', 'workspace-write') === 'never', 3000, 'B to see the new decision');

@@ -135,7 +135,8 @@ export class RedisAuditLog implements AuditStore {
       const r = await this.conn.client.multi().hgetall(this.keys.auditPersisted).xrevrange(this.keys.audit, '+', '-', 'COUNT', 1).exec();
       const all = (r?.[0]?.[1] ?? {}) as Record<string, string>;
       const top = (r?.[1]?.[1] ?? []) as [string, string[]][];
-      this.apply(Object.values(all));
+      // One line per (call, sandbox): applied oldest first, so a later "never" under one sandbox wins over an older "always" under another.
+      this.apply(Object.values(all).sort((a, b) => lineTs(a).localeCompare(lineTs(b))));
       if (top[0] && idAfter(top[0][0], this.lastId)) this.lastId = top[0][0];
       if (this.closed) return;
       this.tail = await StreamTail.start(this.conn, this.keys.audit, this.lastId, (entries) => this.applyEntries(entries), 'ferret-audit-tail');
@@ -188,7 +189,7 @@ export class RedisAuditLog implements AuditStore {
     const line = this.opts.macKey ? `${body.slice(0, -1)},"mac":"${this.mac(body)}"}` : body;
     const persisted = entry.by === 'person' && (entry.decision === 'always' || entry.decision === 'never');
     const mapKey = persisted ? PersistedDecisions.key(entry.workspace, entry.tool, entry.key, entry.sandbox) : '';
-    if (persisted) this.persisted.set(mapKey, entry.decision as 'always' | 'never');
+    if (persisted) this.persisted.set(entry, entry.decision as 'always' | 'never');
     let done!: () => void;
     const sent = new Promise<void>((r) => (done = r));
     this.sending.add(sent);
@@ -220,4 +221,9 @@ export class RedisAuditLog implements AuditStore {
     this.closed = true;
     await this.tail?.stop();
   }
+}
+
+/** A decision line's timestamp (ISO, so it sorts as text); '' for a line without one. */
+function lineTs(line: string): string {
+  return /"ts":"([^"]*)"/.exec(line)?.[1] ?? '';
 }

@@ -8,6 +8,7 @@ import { rmRecursive } from './rm-canon.js';
 import type { Word } from '../parse/shell-parse.js';
 import type { Judgement } from './judgement.js';
 import { awkProblem, sedProblem } from './text-tools.js';
+import { tarProblem } from './archive-tools.js';
 
 import type { Risk } from '../../../protocol/index.js';
 
@@ -65,6 +66,7 @@ const CHECKED: Record<string, Check> = {
   sed: (a) => problem(sedProblem(a)),
   awk: (a) => problem(awkProblem(a)), gawk: (a) => problem(awkProblem(a)),
   mawk: (a) => problem(awkProblem(a)), nawk: (a) => problem(awkProblem(a)),
+  tar: (a) => problem(tarProblem(a)),
   set: (a) => writesIf(!a.every((x) => /^[-+][euxvnfCBhHPT]*o?$/.test(x) || /^(pipefail|errexit|nounset|xtrace|noclobber|noglob|verbose)$/.test(x) || x === '--'), 'changes shell options'),
   shopt: (a) => writesIf(a.some((x) => /^-[a-z]*[su]/.test(x)), 'changes shell options'),
   hash: (a) => writesIf(a.some((x) => /^-[a-z]*p/.test(x)), 'changes where commands are found'),

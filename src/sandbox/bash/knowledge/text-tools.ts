@@ -41,8 +41,47 @@ export function awkProblem(args: readonly string[]): string | undefined {
     }
   }
   if (program === undefined) return 'runs an awk program read from a file';
-  if (/\b(system|getline|close|fflush)\b|[|>@]/.test(program)) {
-    return 'runs an awk program that may write files or run commands';
+  return awkCodeProblem(program) ? 'runs an awk program that may write files or run commands' : undefined;
+}
+
+/**
+ * True when an awk program may write a file or run a command: `system`, `getline`, `close`,
+ * `fflush`, a pipe (`print | "cmd"`, `"cmd" | getline`, gawk's `|&`), gawk's `@` calls, or a
+ * `>` that redirects output. Read with its string literals blanked, so text like `" | "` counts
+ * for nothing (in a program without regex literals or comments); `||` is logical or; a `>` inside parentheses or in a pattern (outside any action)
+ * compares, never redirects (awk's grammar: `print a > b` redirects, `print (a > b)` compares).
+ */
+function awkCodeProblem(program: string): boolean {
+  let code = '';
+  for (let i = 0; i < program.length; i++) {
+    const c = program[i] as string;
+    if (c !== '"') {
+      code += c;
+      continue;
+    }
+    // A string: to its closing quote, escapes skipped; one left open is not understood.
+    let j = i + 1;
+    while (j < program.length && program[j] !== '"') j += program[j] === '\\' ? 2 : 1;
+    if (j >= program.length) return true;
+    code += '""';
+    i = j;
   }
-  return undefined;
+  // A regex literal or a comment may hold a `"` that is no string: the first of them is outside
+  // every string read so far, so it shows here; then the program is read without blanking.
+  if (/[/#]/.test(code)) return /\b(system|getline|close|fflush)\b|[|>@]/.test(program);
+  if (/\b(system|getline|close|fflush)\b|@/.test(code)) return true;
+  let braces = 0;
+  let parens = 0;
+  for (let i = 0; i < code.length; i++) {
+    const c = code[i];
+    if (c === '{') braces++;
+    else if (c === '}') braces--;
+    else if (c === '(') parens++;
+    else if (c === ')') parens--;
+    else if (c === '|') {
+      if (code[i + 1] === '|') i++;
+      else return true;
+    } else if (c === '>' && braces > 0 && parens <= 0) return true;
+  }
+  return false;
 }

@@ -43,8 +43,11 @@ function between(node: SNode, open: string, close: string): string | undefined {
 
 const unquote = (text: string): string => (/^"[^"]*"$/.test(text) ? text.slice(1, -1) : text);
 
-/** Why this node evaluates run-time data as arithmetic (or a run-time name), or undefined. */
-export function arithGap(node: SNode): string | undefined {
+/**
+ * Why this node evaluates run-time data as arithmetic (or a run-time name), or undefined.
+ * `source`: the whole parsed script the node is in (a loop counter is checked across it).
+ */
+export function arithGap(node: SNode, source?: string): string | undefined {
   switch (node.type) {
     case 'arithmetic_expansion': {
       const inner = node.text.startsWith('$[') ? node.text.slice(2, -1) : node.text.slice(3, -2);
@@ -57,7 +60,7 @@ export function arithGap(node: SNode): string | undefined {
     }
     case 'c_style_for_statement': {
       const inner = between(node, '((', '))');
-      return inner !== undefined && isLiteralArith(inner) ? undefined : PHRASE;
+      return inner !== undefined && (isLiteralArith(inner) || loopCounters(node, inner, source)) ? undefined : PHRASE;
     }
     case 'subscript': {
       const index = between(node, '[', ']');
@@ -72,6 +75,41 @@ export function arithGap(node: SNode): string | undefined {
     default:
       return undefined;
   }
+}
+
+const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
+
+/**
+ * `for ((i=0; i<3; i++))`: names the loop's first part sets to a literal value (in order, so
+ * `i=0, j=i+1` counts, `i=i+1` does not) hold numbers when the rest reads them, unless something
+ * else in the script sets them: so every other mention of each name in the whole script must be
+ * a plain read (`$i`, `${i}`). Any other (`i=…`, `read i`, `printf -v i`, `((i=…))`, a function
+ * that sets it, even `grep -i`) and the loop asks, as before.
+ */
+function loopCounters(node: SNode, inner: string, source: string | undefined): boolean {
+  const parts = inner.split(';');
+  if (parts.length !== 3 || source === undefined) return false;
+  const names = new Set<string>();
+  const known = (text: string) => text.replace(IDENT, (n) => (names.has(n) ? '0' : n));
+  for (const part of (parts[0] as string).split(',')) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)(.*)$/s.exec(part);
+    if (!m || !isLiteralArith(known(m[2] as string))) return false;
+    names.add(m[1] as string);
+  }
+  if (!isLiteralArith(known(inner))) return false;
+  const open = node.children.find((c) => c.type === '((');
+  const close = [...node.children].reverse().find((c) => c.type === '))');
+  if (!open || !close) return false;
+  for (const name of names) {
+    const re = new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`, 'g');
+    for (const m of source.matchAll(re)) {
+      const at = m.index;
+      if (at >= open.end && at < close.start) continue; // the loop's own header
+      const plain = source[at - 1] === '$' || (source.slice(at - 2, at) === '${' && source[at + name.length] === '}');
+      if (!plain) return false;
+    }
+  }
+  return true;
 }
 
 /** `${!v}` (indirect), `${x:off:len}` (substring offsets are arithmetic). */

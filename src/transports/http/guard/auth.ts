@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BrowserSessions, cookieName, CSRF_HEADER, readCookie, sameSecret, type BrowserSession } from './browser-auth.js';
-import { crossSiteRefusal, SAFE_METHODS } from './cross-site.js';
+import { crossSiteRefusal, ownScheme, SAFE_METHODS } from './cross-site.js';
 import { errorBody } from '../errors.js';
 
 /** True for addresses only this machine can reach. */
@@ -70,7 +70,7 @@ export function siteGuard(opts: GuardOptions) {
     // A browser never attaches a Bearer token by itself: a request with the right one is no forgery.
     const bearer = opts.token !== undefined && tokenMatches(req.headers.authorization, opts.token);
     if (!bearer) {
-      const refusal = crossSiteRefusal(req);
+      const refusal = crossSiteRefusal({ method: req.method, headers: req.headers, scheme: ownScheme(req.raw, opts.token !== undefined) });
       if (refusal) return forbidden(reply, refusal);
     }
     const login = cookieSession(req, opts.browser);

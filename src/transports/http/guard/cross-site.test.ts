@@ -155,6 +155,19 @@ describe('cross-site requests', () => {
     expect((await inject(withToken, 'POST', `/session/${sid}/cancel`, { authorization: 'Bearer nope', origin: 'http://elsewhere.example' })).statusCode).toBe(403);
   });
 
+  it('compares the scheme too: https://HOST is not this plain-HTTP server; X-Forwarded-Proto counts only with a token', async () => {
+    for (const server of [open, withToken]) {
+      const res = await inject(server, 'POST', `/session/${sid}/cancel`, { origin: `https://${HOST}` });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error.message).toMatch(/another origin \(Origin: https:\/\/127\.0\.0\.1:5173\)/);
+    }
+    expect((await inject(open, 'POST', `/session/${sid}/cancel`, { origin: `https://${HOST}`, 'x-forwarded-proto': 'https' })).statusCode).toBe(403);
+    // Behind a TLS proxy (a server with a token): the console's own https origin; then http is the other one.
+    expect((await inject(withToken, 'GET', '/session', { origin: `https://${HOST}`, 'x-forwarded-proto': 'https' })).statusCode).toBe(401);
+    expect((await inject(withToken, 'GET', '/session', { origin: SELF, 'x-forwarded-proto': 'https' })).statusCode).toBe(403);
+    expect((await inject(open, 'POST', `/session/${sid}/cancel`, { origin: SELF })).statusCode).toBe(200);
+  });
+
   it('the Host check still comes first', async () => {
     const res = await inject(withToken, 'POST', `/session/${sid}/cancel`, { host: 'evil.example:5173', origin: 'http://evil.example:5173' });
     expect(res.statusCode).toBe(403);
@@ -169,10 +182,17 @@ describe('cross-site requests', () => {
     expect(r('POST', { origin: 'http://127.0.0.1:5173.evil.example' })).toMatch(/another origin/);
     expect(r('GET', { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' })).toBeUndefined();
     expect(r('POST', { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' })).toMatch(/same-site request/);
-    expect(isOwnOrigin('http://localhost', 'localhost:80')).toBe(true);
-    expect(isOwnOrigin('https://ferret.example', 'ferret.example:443')).toBe(true);
-    expect(isOwnOrigin('http://[::1]:5173', '[::1]:5173')).toBe(true);
-    for (const bad of ['null', 'file://', 'chrome-extension://abc', 'not a url', 'http://localhost:5174']) expect(isOwnOrigin(bad, 'localhost:5173')).toBe(false);
+    expect(isOwnOrigin('http://localhost', 'localhost:80', 'http')).toBe(true);
+    expect(isOwnOrigin('https://ferret.example', 'ferret.example:443', 'https')).toBe(true);
+    expect(isOwnOrigin('http://[::1]:5173', '[::1]:5173', 'http')).toBe(true);
+    for (const bad of ['null', 'file://', 'chrome-extension://abc', 'not a url', 'http://localhost:5174', 'https://localhost:5173', 'ws://localhost:5173']) {
+      expect(isOwnOrigin(bad, 'localhost:5173', 'http')).toBe(false);
+    }
+    // The scheme counts: same host and port by the other scheme is another origin.
+    expect(isOwnOrigin('http://ferret.example', 'ferret.example', 'https')).toBe(false);
+    expect(isOwnOrigin('https://127.0.0.1:5173', '127.0.0.1:5173', 'http')).toBe(false);
+    expect(r('POST', { origin: 'https://127.0.0.1:5173' })).toMatch(/another origin/);
+    expect(crossSiteRefusal({ method: 'POST', headers: { host: HOST, origin: 'https://127.0.0.1:5173' }, scheme: 'https' })).toBeUndefined();
   });
 });
 

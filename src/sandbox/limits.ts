@@ -1,0 +1,29 @@
+// Every limit a shell command runs under, in one place (docs/security.md "Limits" has the same
+// table, with how each is enforced). bash.ts and confine/ read them from here.
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+export const COMMAND_LIMITS = {
+  /**
+   * Processes and threads one command may have at once (a pids cgroup where ferret can make one,
+   * RLIMIT_NPROC inside the sandbox's own user namespace otherwise). Enough for `make -j8`, a
+   * test runner's workers or a JVM's threads; a fork bomb stops here, with `fork: Resource
+   * temporarily unavailable`.
+   */
+  pidsMax: 1024,
+  /** The largest file a confined command may write (RLIMIT_FSIZE: a write beyond gets EFBIG, the writer SIGXFSZ). */
+  fileSizeBytes: 4 * GiB,
+  /** Output kept per call (stdout and stderr together); the rest is drained and dropped. */
+  outputKeptChars: 4 * MiB,
+  /** Output streamed to the clients as progress per call; the result carries the rest. */
+  progressChars: 256 * 1024,
+  /** A call's run time when the model names none; then the process group (or cgroup) is killed. */
+  defaultTimeoutMs: 120_000,
+  /** The longest run time a call may ask for. */
+  maxTimeoutMs: 600_000,
+  /** Longer command texts are not parsed on the event loop (asked for, as opaque). */
+  judgeMaxChars: 16 * 1024,
+  /** Deeper bracket nesting is not parsed either (asked for, as opaque). */
+  judgeMaxDepth: 256,
+} as const;

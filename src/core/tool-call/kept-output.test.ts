@@ -47,7 +47,12 @@ function setup(opts: { store?: 'folder' | 'none' } = {}) {
   const path = model.slice('scripted:'.length);
   const session = core.manager.create({ model });
   const events: SessionEvent[] = [];
-  session.subscribe((e) => events.push(e));
+  session.subscribe((e) => {
+    events.push(e);
+    // A command that names ferret's state is asked about (a secret location, docs/security.md); the person allows it here,
+    // to show the sandbox still hides the folder from it.
+    if (e.type === 'permission_requested') queueMicrotask(() => session.respondPermission(e.data.requestId, 'allow', 'test'));
+  });
   /** One turn whose model asks for `calls`, then ends; the script file grows by the turn's two responses. */
   const turn = async (calls: Call[]) => {
     responses.push({ chunks: ['calling'], toolCalls: calls }, { chunks: ['ok'] });
@@ -127,6 +132,7 @@ describe('a result longer than the output cap', () => {
     expect(w).toMatchObject({ status: 'failed' });
     expect(w!.output).toContain("is ferret's own state");
     expect(existsSync(join(fileA, '..', 'mine.txt'))).toBe(false);
+    expect(ofType(a.events, 'permission_requested')).toHaveLength(1);
     expect(sh!.status).toBe('failed');
     expect(sh!.output).toMatch(/No such file or directory/);
     expect(ok!.output.split('\n').slice(0, 2)).toEqual(['99999', '100000']);

@@ -11,7 +11,7 @@ import { tempDir, writeScript } from '../support/temp.mjs';
 // and over, with the CPU kept busy: the writer answers a new session only once its first events
 // are in Redis, so the other server never finds a session whose log is not there yet (the
 // storage error "its log does not start with session_created"), and a third server's replay of
-// it is the writer's, frame for frame. FERRET_STRESS_ROUNDS runs more rounds
+// it is the writer's, frame for frame. FERRET_STRESS_ROUNDS=N runs N rounds beside busy loops
 // (docs/fleet.md says how many were run).
 
 const ROUNDS = Number(process.env['FERRET_STRESS_ROUNDS'] ?? 60);
@@ -34,13 +34,15 @@ beforeAll(async () => {
   model = writeScript(tempDir('fleet-cd-model'), 'model.json', { responses: [{ chunks: ['do', 'ne'] }] });
   for (const name of ['a', 'b', 'c']) {
     const child = spawnFerret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--model', `scripted:${model}`, '--store', redis.url], {
-      env: { CHIMERA_HOME: tempDir(`fleet-cd-home-${name}`), FERRET_SERVER_TOKEN: '', FERRET_FLEET_SECRET: FLEET_SECRET },
+      env: { CHIMERA_HOME: tempDir(`fleet-cd-home-${name}`), FERRET_LOG_LEVEL: 'info', FERRET_SERVER_TOKEN: '', FERRET_FLEET_SECRET: FLEET_SECRET },
     });
     const log = new StderrLog(child.stderr, { limit: 400_000, keep: 200_000 });
     servers.push({ child, log, url: await listeningUrl(log) });
   }
-  // Load: two busy loops for the machine's two cores, so writes and reads interleave as on a busy host.
-  for (let i = 0; i < 2; i++) burners.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+  // Load: in the suite, the other test files running beside this one; for a stress run, busy loops
+  // (FERRET_STRESS_BURNERS, default 2 when FERRET_STRESS_ROUNDS is set) so writes and reads interleave as on a busy host.
+  const burn = Number(process.env['FERRET_STRESS_BURNERS'] ?? (process.env['FERRET_STRESS_ROUNDS'] ? 2 : 0));
+  for (let i = 0; i < burn; i++) burners.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
 }, 60_000);
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ export { callReach, guardReads, type ReadReach } from './policy/read-guard.js';
 export { inSecretLocation, secretLocations } from './paths/secret-paths.js';
 
 export { checkRealPath, protectedWrite } from './paths/paths.js';
-export { readFileHeadSync, realPathOf } from './paths/real-path.js';
+export { readFdTextSync, readFileHeadSync, readSmallFileSync, realPathOf } from './paths/real-path.js';
 export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';

@@ -3,9 +3,10 @@
 // is `/git:pr`; `.claude/commands/` is read too, so a team's Claude Code commands work as they are.
 // A command file is data: its text becomes the user's message with the arguments put in, and
 // nothing in it runs (no shell, no file inclusion). Read fresh when asked: a few small folders.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { SLASH_COMMANDS, type SlashCommand } from '../../protocol/index.js';
+import { readFdTextSync } from '../../sandbox/index.js';
 
 export interface TeamCommand extends SlashCommand {
   /** The prompt template: `$ARGUMENTS` is what follows the command, `$1`…`$9` its words. */
@@ -185,14 +186,7 @@ export function readCommandFile(file: string, realRoot: string): string | { reas
       at = realpathSync(file); // no /proc (not Linux): the name is the best witness left
     }
     if (!inside(realRoot, at)) return { reason: `leads out of the commands folder (to ${at}), so it is not read` };
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.toString('utf8', 0, got);
+    return readFdTextSync(fd, st.size);
   } catch (err) {
     return { reason: `cannot be read: ${(err as Error).message}` };
   } finally {

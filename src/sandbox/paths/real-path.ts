@@ -51,6 +51,18 @@ export function readFileHeadSync(p: string, maxBytes: number, allowed: (real: st
   return readOpened(p, true, (fd, st) => (allowed(readlinkSync(`/proc/self/fd/${fd}`)) ? Math.min(st.size, maxBytes) : undefined));
 }
 
+/** Up to `size` bytes of an open file, from its start, as UTF-8 text (fewer when it is shorter now). */
+export function readFdTextSync(fd: number, size: number): string {
+  const buf = Buffer.alloc(size);
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.toString('utf8', 0, got);
+}
+
 /** Opens a regular file non-blocking and reads as many bytes as `take` says (undefined: none, refuse). */
 function readOpened(p: string, follow: boolean, take: (fd: number, st: Stats) => number | undefined): string | undefined {
   // Most files asked for are missing (git's commondir, config.worktree, the global configs, an
@@ -69,15 +81,7 @@ function readOpened(p: string, follow: boolean, take: (fd: number, st: Stats) =>
   try {
     const st = fstatSync(fd);
     const size = st.isFile() ? take(fd, st) : undefined;
-    if (size === undefined) return undefined;
-    const buf = Buffer.alloc(size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.toString('utf8', 0, got);
+    return size === undefined ? undefined : readFdTextSync(fd, size);
   } catch {
     return undefined;
   } finally {

@@ -2,8 +2,9 @@
 // FIFO named `.gitignore` would block a plain readFile forever (holding a libuv thread, or the
 // whole event loop for a sync read), so the file is opened non-blocking and read only when the
 // open descriptor is a regular file of a sane size; anything else counts as absent.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { readSmallFileSync } from '../../sandbox/index.js';
 
 const { O_RDONLY, O_NONBLOCK } = constants;
 
@@ -35,26 +36,5 @@ export async function readRegularText(file: string, maxBytes: number): Promise<s
 
 /** The same, synchronously (git's config, read once when the global excludes are looked up). */
 export function readRegularTextSync(file: string, maxBytes: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, O_RDONLY | O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return undefined;
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.toString('utf8', 0, got);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return readSmallFileSync(file, maxBytes, true);
 }

@@ -34,6 +34,7 @@ const RESULT_DEF: Record<string, string> = {
   'session/prompt': 'PromptResponse',
   'session/set_mode': 'SetSessionModeResponse',
   'session/set_config_option': 'SetSessionConfigOptionResponse',
+  'session/delete': 'DeleteSessionResponse',
 };
 const REQUEST_DEF: Record<string, string> = {
   'session/request_permission': 'RequestPermissionRequest',

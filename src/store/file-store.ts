@@ -99,7 +99,8 @@ export class FileSessionStore implements SessionStore {
     if ('owner' in lock) throw new FerretError('session_elsewhere', `session ${id} is open in another ferret process (pid ${lock.owner}); close it there first`, { owner: String(lock.owner) });
     // The folder goes before the index entry: a process listing meanwhile cannot find it again.
     try {
-      await fsp.rm(dir, { recursive: true, force: true });
+      await this.index.dropMetaWrite(id); // the session closed just now: its meta.json must not land mid-delete
+      await removeFolder(dir);
     } finally {
       lock.release();
     }
@@ -445,6 +446,23 @@ class FileEventReader implements EventReader {
       }
     } finally {
       await fh.close();
+    }
+  }
+}
+
+/**
+ * rm -r that outlasts the session's own last writes: a session closed just before its delete may
+ * still be flushing its log or meta into the folder (ENOTEMPTY while rm walks it); the next try
+ * finds those too.
+ */
+async function removeFolder(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fsp.rm(dir, { recursive: true, force: true });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 20 * attempt));
     }
   }
 }

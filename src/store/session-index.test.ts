@@ -166,3 +166,20 @@ describe('MetaIndex', () => {
     expect(listed.find((m) => m.sessionId === id(2))).toMatchObject({ cwd: '/w2', mode: 'plan', title: 'fix the bug', createdAt: new Date(T0 + 1).toISOString() });
   });
 });
+
+describe('a session deleted right after it closed', () => {
+  it('its queued meta.json is not written into the folder being removed', async () => {
+    const index = new MetaIndex(home);
+    const s = id(1);
+    mkdirSync(join(metaFile(home, s), '..'), { recursive: true });
+    index.put(meta(s, 1), true); // what a session writes beside its log as it leaves memory
+    await index.dropMetaWrite(s);
+    await index.flush();
+    for (let i = 0; i < 5; i++) await tick();
+    expect(existsSync(metaFile(home, s))).toBe(false);
+    // Without the drop it is written (the test above would otherwise prove nothing).
+    index.put(meta(s, 2), true);
+    await index.flush();
+    expect(existsSync(metaFile(home, s))).toBe(true);
+  });
+});

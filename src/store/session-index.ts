@@ -91,6 +91,12 @@ export class MetaIndex {
   }
 
   /** A deleted session: gone from the list here, and a tombstone line tells other processes. */
+  /** Drops a queued meta.json write of this session and waits for one in flight: its folder is about to go. */
+  async dropMetaWrite(id: string): Promise<void> {
+    this.metaWrites.delete(id);
+    await this.metaWriting?.catch(() => undefined);
+  }
+
   remove(id: string): void {
     this.metas.delete(id);
     this.metaWrites.delete(id);

@@ -1,4 +1,4 @@
-import { sizeText, type Image, type Message } from '../protocol/index.js';
+import { base64Bytes, sizeText, type Image, type Message } from '../protocol/index.js';
 import type { ProviderType } from './provider-types.js';
 
 // Which models see images, and what a model that does not is told instead. Decided here, once,
@@ -34,10 +34,14 @@ export function seesImages(type: ProviderType, model: string, configured: boolea
   return SEES_BY_NAME.test(model);
 }
 
+/** An image as a note names it: "shot.png, image/png, 12 KB". */
+function described(im: Image): string {
+  return `${im.name ? `${im.name}, ` : ''}${im.mimeType}, ${sizeText(base64Bytes(im.data))}`;
+}
+
 /** Where an image was, for a model that cannot see it. */
 export function imageNote(im: Image, modelId: string): string {
-  const what = `${im.name ? `${im.name}, ` : ''}${im.mimeType}, ${sizeText(Math.floor((im.data.length * 3) / 4))}`;
-  return `[an image was attached here (${what}), but ${modelId} cannot see images; say so if it matters, and ask for a description or a vision model]`;
+  return `[an image was attached here (${described(im)}), but ${modelId} cannot see images; say so if it matters, and ask for a description or a vision model]`;
 }
 
 /**
@@ -62,8 +66,7 @@ export const MAX_SENT_IMAGE_BYTES = 20 * 1024 * 1024;
 
 /** Where an older image was, once it is no longer sent. */
 function droppedNote(im: Image): string {
-  const what = `${im.name ? `${im.name}, ` : ''}${im.mimeType}, ${sizeText(Math.floor((im.data.length * 3) / 4))}`;
-  return `[an earlier image was here (${what}); it is no longer sent, to keep requests within the provider's limits: read it again with read_file, or ask for it, if it still matters]`;
+  return `[an earlier image was here (${described(im)}); it is no longer sent, to keep requests within the provider's limits: read it again with read_file, or ask for it, if it still matters]`;
 }
 
 /**
@@ -78,7 +81,7 @@ export function withImageBudget(history: readonly Message[]): readonly Message[]
     const kept: Image[] = [];
     const dropped: Image[] = [];
     for (const im of images) {
-      const size = Math.floor((im.data.length * 3) / 4);
+      const size = base64Bytes(im.data);
       if (count < MAX_SENT_IMAGES && bytes + size <= MAX_SENT_IMAGE_BYTES) {
         count++;
         bytes += size;

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COMMAND_LIMITS } from '../limits.js';
+import { processAlive as alive } from '../../util/process-alive.js';
 
 interface Base {
   /** This server's folder in the pids hierarchy (`…/ferret-<pid>`): one sub-folder per command. */
@@ -32,15 +33,6 @@ function ownPidsCgroup(): { parent: string; v2: boolean } | undefined {
   const v2 = lines.find((l) => l.startsWith('0::/'));
   if (v2 && existsSync('/sys/fs/cgroup/cgroup.controllers')) return { parent: join('/sys/fs/cgroup', v2.slice(3)), v2: true };
   return undefined;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Folders left by servers that are gone (a crash, SIGKILL): removed when empty. */

@@ -56,7 +56,7 @@ export function promptParts(blocks: ContentBlockParam[]): PromptParts {
         const mime = typeof r['mimeType'] === 'string' ? r['mimeType'] : '';
         if (typeof r['text'] === 'string') parts.push(`<context uri="${uri}">\n${r['text']}\n</context>`);
         // An embedded picture is an image when it is one of the four; any other (an icon, an SVG) is named, never a refused prompt.
-        else if (typeof r['blob'] === 'string' && mime.startsWith('image/') && typeof checkImage({ data: r['blob'], mimeType: mime }) !== 'string') images.push(image(`prompt[${i}].resource`, r['blob'], mime, uri));
+        else if (typeof r['blob'] === 'string' && mime.startsWith('image/') && typeof checkImage({ data: r['blob'], mimeType: mime }) !== 'string') images.push({ data: r['blob'], mimeType: mime, ...(uri ? { uri } : {}) });
         else parts.push(`[@${uri}] (binary content omitted: ferret reads text and PNG, JPEG, GIF or WebP images)`);
         break;
       }

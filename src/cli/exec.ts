@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { createCore, type SessionHandle, type SessionEvent, type StopReason } from '../core/index.js';
+import { createCore, toFerretUpdate, type SessionHandle, type SessionEvent, type StopReason } from '../core/index.js';
 import { coreOptions, type AgentOptions } from './agent-options.js';
 import type { Environment } from './environment.js';
 
@@ -38,7 +38,7 @@ export async function exec(opts: ExecOptions, logger: Logger, env: Environment):
     throw err;
   }
   let denied = 0;
-  const show = opts.json ? (e: SessionEvent) => void process.stdout.write(`${JSON.stringify(e)}\n`) : progress;
+  const show = opts.json ? jsonLine : progress;
   const off = session.subscribe((e) => {
     show(e);
     if (e.type === 'permission_requested' && opts.permissionTimeoutMs === undefined) {
@@ -73,6 +73,16 @@ export async function exec(opts: ExecOptions, logger: Logger, env: Environment):
     process.stdout.off('error', onStdoutError);
     await core.close();
   }
+}
+
+/**
+ * --json: the very objects the SSE stream's `loop_event` frames and the ferret dialect carry (one
+ * definition, `FerretUpdate` in the OpenAPI document), one per line; events those streams do not
+ * send are not sent here either. The last line is `turn_end`, the turn's summary.
+ */
+function jsonLine(e: SessionEvent): void {
+  const u = toFerretUpdate(e);
+  if (u) process.stdout.write(`${JSON.stringify(u)}\n`);
 }
 
 function exitCode(stop: StopReason, denied: number): number {

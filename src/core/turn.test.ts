@@ -44,7 +44,15 @@ describe('a turn streams text and ends', () => {
     expect(result).toEqual({ turnId: expect.stringMatching(/^turn_/), stopReason: 'end_turn', message: { role: 'assistant', text: 'Hello there.' } });
     expect(events.map((e) => e.type)).toEqual(['turn_start', 'session_info', 'message', 'message_chunk', 'message_chunk', 'message_chunk', 'message', 'cost_update', 'turn_end']);
     expect(ofType(events, 'message_chunk').map((e) => e.data.text)).toEqual(['Hel', 'lo ', 'there.']);
-    expect(ofType(events, 'turn_end')[0]!.data).toEqual({ turnId: result.turnId, stopReason: 'end_turn', text: 'Hello there.' });
+    expect(ofType(events, 'turn_end')[0]!.data).toEqual({
+      turnId: result.turnId,
+      stopReason: 'end_turn',
+      text: 'Hello there.',
+      durationMs: expect.any(Number),
+      usage: ofType(events, 'cost_update')[0]!.data.call ?? { input: 0, output: 0, cache: 0, reasoning: 0 },
+      costUsd: 0,
+      totalUsd: 0,
+    });
     // seq is strictly increasing from the session_created event (seq 1)
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 2));
     expect(s.state.history).toEqual([
@@ -112,7 +120,7 @@ describe('a turn streams text and ends', () => {
 
     expect(result).toEqual({ turnId: result.turnId, stopReason: 'error', message: { role: 'assistant', text: 'partial ' }, error: 'rate limited by the provider' });
     expect(ofType(events, 'notice').map((e) => e.data)).toEqual([{ level: 'error', text: 'rate limited by the provider' }]);
-    expect(ofType(events, 'turn_end')[0]!.data).toEqual({ turnId: result.turnId, stopReason: 'error', text: 'partial ', error: 'rate limited by the provider' });
+    expect(ofType(events, 'turn_end')[0]!.data).toMatchObject({ turnId: result.turnId, stopReason: 'error', text: 'partial ', error: 'rate limited by the provider' });
     // the notice comes before the turn_end
     const types = events.map((e) => e.type);
     expect(types.indexOf('notice')).toBeLessThan(types.indexOf('turn_end'));
@@ -142,7 +150,7 @@ describe('a turn streams text and ends', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(result).toEqual({ turnId: result.turnId, stopReason: 'cancelled', message: { role: 'assistant', text: 'first ' } });
     expect(ofType(events, 'message_chunk').map((e) => e.data.text)).toEqual(['first ']);
-    expect(ofType(events, 'turn_end')[0]!.data).toEqual({ turnId: result.turnId, stopReason: 'cancelled', text: 'first ' });
+    expect(ofType(events, 'turn_end')[0]!.data).toMatchObject({ turnId: result.turnId, stopReason: 'cancelled', text: 'first ' });
     expect(ofType(events, 'notice')).toEqual([]);
     expect(s.cancel()).toBe(false); // nothing left to cancel
   });

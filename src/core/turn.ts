@@ -47,6 +47,7 @@ function failed(err: unknown, prefix = ''): LoopEnd {
 export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResult> {
   const { turnId, text, origin, signal } = t;
   const untitled = session.state.title === undefined;
+  const began = { at: performance.now(), usage: { ...session.state.usage }, usd: session.state.costUsd };
   session.emit({ type: 'turn_start', data: { turnId, text, ...(origin !== undefined ? { origin } : {}) } });
   // The first request names the session: every client's list shows it from now on.
   if (untitled && session.state.title !== undefined) session.emit({ type: 'session_info', data: { title: titleOf(text) } });
@@ -77,11 +78,19 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
   }
   if (end.error !== undefined) session.emit({ type: 'notice', data: { level: 'error', text: end.error } });
   const why = { ...(end.error !== undefined ? { error: end.error } : {}), ...(end.errorCode ? { errorCode: end.errorCode } : {}) };
-  session.emit({ type: 'turn_end', data: { turnId, stopReason: end.stop, text: lastText, ...why } });
+  session.emit({ type: 'turn_end', data: { turnId, stopReason: end.stop, text: lastText, ...why, ...summaryOf(session, began) } });
   // The first request named the session; now its model may name it better. After turn_end and not
   // awaited: the turn never waits for it, and its failure is only a debug line.
   if (untitled && session.state.title !== undefined && end.stop === 'end_turn') void improveTitle(session, text, lastText);
   return { turnId, stopReason: end.stop, message: { role: 'assistant', text: lastText }, ...why };
+}
+
+/** What a bot wants at a turn's end: its duration, the tokens and USD its model calls used. */
+function summaryOf(session: TurnHost, began: { at: number; usage: Usage; usd: number }): { durationMs: number; usage: Usage; costUsd: number; totalUsd: number } {
+  const now = session.state.usage;
+  const usage = { input: now.input - began.usage.input, output: now.output - began.usage.output, cache: now.cache - began.usage.cache, reasoning: now.reasoning - began.usage.reasoning };
+  const costUsd = Math.max(0, session.state.costUsd - began.usd);
+  return { durationMs: Math.round(performance.now() - began.at), usage, costUsd: Math.round(costUsd * 1e8) / 1e8, totalUsd: session.state.costUsd };
 }
 
 async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => void): Promise<LoopEnd> {

@@ -172,6 +172,12 @@ export const TurnEndEvent = lazySchema(() =>
     error: z.string().optional(),
     /** The error's code when it has one (e.g. `auth_required`: the model's provider has no key). */
     errorCode: z.enum(ERROR_CODES).optional(),
+    /** The turn's summary for bots (absent in older logs and for a turn a restart interrupted):
+     * how long it took, the tokens and USD its model calls used, and the session's USD so far. */
+    durationMs: z.number().nonnegative().optional(),
+    usage: UsageSchema.optional(),
+    costUsd: z.number().nonnegative().optional(),
+    totalUsd: z.number().nonnegative().optional(),
   }),
 );
 /** The model's plan, whole, as it stands after an update_plan call: the last one is the session's plan. */

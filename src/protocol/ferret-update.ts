@@ -76,6 +76,10 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
     case 'turn_end': {
       const u: Record<string, unknown> = { sessionId, seq, kind: 'turn_end', id: e.data.turnId, stop_reason: e.data.stopReason };
       if (e.data.error !== undefined) u['error'] = e.data.error;
+      if (e.data.durationMs !== undefined) u['duration_ms'] = e.data.durationMs;
+      if (e.data.usage !== undefined) u['tokens'] = e.data.usage;
+      if (e.data.costUsd !== undefined) u['cost_usd'] = e.data.costUsd;
+      if (e.data.totalUsd !== undefined) u['total_usd'] = e.data.totalUsd;
       return u as FerretUpdate;
     }
     case 'permission_resolved':

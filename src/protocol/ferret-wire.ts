@@ -67,7 +67,16 @@ export const FerretUpdateSchemas = lazySchema(() =>
       freed_tokens: z.number().int().nonnegative().optional(),
     }),
     notice: base('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() }),
-    turn_end: base('turn_end', { id: z.string(), stop_reason: StopReasonSchema, error: z.string().optional() }),
+    /** The turn's last event, and its summary: duration, tokens and USD of the turn, USD of the session. */
+    turn_end: base('turn_end', {
+      id: z.string(),
+      stop_reason: StopReasonSchema,
+      error: z.string().optional(),
+      duration_ms: z.number().nonnegative().optional(),
+      tokens: z.object({ input: z.number(), output: z.number(), cache: z.number(), reasoning: z.number() }).optional(),
+      cost_usd: z.number().nonnegative().optional(),
+      total_usd: z.number().nonnegative().optional(),
+    }),
     /** The model's plan, the whole list each time it changes (a client replaces the one it shows). */
     plan: base('plan', { entries: z.array(PlanEntrySchema) }),
     /** The session's title changed (set from the first request). */

@@ -37,9 +37,10 @@ describe('chimera ferret exec', () => {
     const model = writeScript(env.ws, 'two.json', { responses: [{ chunks: ['first'] }, { chunks: ['second'] }] });
     const r = execSync(['--json', '--model', `scripted:${model}`], 'from stdin');
     expect(r.code, r.stderr).toBe(0);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; sessionId: string; data: Record<string, unknown> });
-    expect(events[0]).toMatchObject({ type: 'turn_start', data: { text: 'from stdin', origin: 'exec' } });
-    expect(events.at(-1)).toMatchObject({ type: 'turn_end', data: { stopReason: 'end_turn', text: 'first' } });
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { kind: string; sessionId: string; [k: string]: unknown });
+    expect(events).toContainEqual(expect.objectContaining({ kind: 'session_info', title: 'from stdin' }));
+    expect(events).toContainEqual(expect.objectContaining({ kind: 'agent_message_chunk', text: 'first' }));
+    expect(events.at(-1)).toMatchObject({ kind: 'turn_end', stop_reason: 'end_turn', duration_ms: expect.any(Number) });
     const again = execSync(['--resume', events[0]!.sessionId, 'go on']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('second\n');

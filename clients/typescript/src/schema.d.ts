@@ -779,6 +779,15 @@ export interface components {
             /** @enum {string} */
             stop_reason: "end_turn" | "cancelled" | "max_steps" | "max_tokens" | "refusal" | "error";
             error?: string;
+            duration_ms?: number;
+            tokens?: {
+                input: number;
+                output: number;
+                cache: number;
+                reasoning: number;
+            };
+            cost_usd?: number;
+            total_usd?: number;
         } | {
             sessionId: string;
             seq: number;

@@ -28,7 +28,7 @@ export interface TurnStart {
 }
 
 /** How the loop ended, and for `error` the sentence that says why. */
-interface LoopEnd {
+export interface LoopEnd {
   stop: StopReason;
   error?: string;
   errorCode?: ErrorCode;
@@ -70,7 +70,7 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
       const images = t.images?.length ? { images: [...t.images] } : {};
       session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: withMentions, ...images } } });
       await session.loadConfigTools();
-      end = await loop(session, t, (s) => (lastText = s));
+      end = await runLoop(session, t, (s) => (lastText = s));
     }
   } catch (err) {
     end = signal.aborted ? { stop: 'cancelled' } : failed(err);
@@ -84,7 +84,11 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
   return { turnId, stopReason: end.stop, message: { role: 'assistant', text: lastText }, ...why };
 }
 
-async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => void): Promise<LoopEnd> {
+/**
+ * The model ↔ tools loop of one turn, after its user message is in the history. A subagent
+ * (core/subagent/) runs the same loop over its own host.
+ */
+export async function runLoop(session: TurnHost, t: Pick<TurnStart, 'turnId' | 'origin' | 'signal'>, setText: (t: string) => void): Promise<LoopEnd> {
   const { turnId, origin, signal } = t;
   let model: ModelProvider;
   try {

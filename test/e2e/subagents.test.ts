@@ -1,7 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeServer } from '../fakes/fake-server.js';
+import { chatDone, chatFinish, chatText, chatToolStart, chatUsage } from '../fakes/openai-chat.js';
 import { v1PerTest } from '../support/acp-v1-client.js';
+import type { Json } from '../support/ferret-client.mjs';
+import { ferretPerTest } from '../support/per-test.js';
 import { api } from '../support/http.mjs';
 import { SseClient } from '../support/sse.mjs';
 import { writeScript } from '../support/temp.mjs';
@@ -113,5 +117,67 @@ describe('subagents (the task tool) seen by an ACP v1 editor and an SSE reader',
     expect((await second).stopReason).toBe('cancelled');
     expect(Date.now() - t1).toBeLessThan(3000);
     sse.close();
+  });
+});
+
+describe('what a subagent sends a real provider (recording fake OpenAI-compatible server)', () => {
+  const { env, start } = ferretPerTest();
+  let fake: FakeServer;
+  beforeEach(async () => {
+    fake = await new FakeServer().start();
+    mkdirSync(join(env.home, 'ferret'), { recursive: true });
+    writeFileSync(
+      join(env.home, 'ferret', 'config.json'),
+      JSON.stringify({ providers: { local: { type: 'openai-compatible', baseURL: `${fake.url}/v1`, apiKey: 'env:LOCAL_KEY', models: { coder: { contextWindow: 32768, pricing: PRICE } } } } }),
+    );
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  it("the child's request holds its own context and tools; the parent's next request holds only the task's result", async () => {
+    writeFileSync(join(env.ws, 'parser.ts'), 'export function parseLine(s: string) {\n  return s.trim();\n}\n');
+    const args = JSON.stringify({ description: 'find parseLine', prompt: 'Find where parseLine is defined and report the line.' });
+    fake.reply(
+      // the parent asks for a task
+      { steps: [chatText('Delegating.'), chatToolStart(0, 'call_task', 'task', args), chatFinish('tool_calls'), chatUsage({ prompt: 500, completion: 20 }), chatDone] },
+      // the child greps (an id a parent's call could have too: a local server's ids are not unique)
+      { steps: [chatToolStart(0, 'call_0', 'grep', '{"pattern":"function parseLine"}'), chatFinish('tool_calls'), chatUsage({ prompt: 300, completion: 10 }), chatDone] },
+      // the child answers
+      { steps: [chatText('parseLine is at parser.ts:1.'), chatFinish('stop'), chatUsage({ prompt: 400, completion: 8 }), chatDone] },
+      // the parent answers
+      { steps: [chatText('Found: parser.ts:1.'), chatFinish('stop'), chatUsage({ prompt: 600, completion: 6 }), chatDone] },
+    );
+    const srv = start(['--model', 'local/coder'], { LOCAL_KEY: 'sk-test' });
+    const id = ((await srv.call('session/new', {})) as Json)['sessionId'] as string;
+    const r = await srv.call('session/message', { sessionId: id, text: 'where is parseLine?' });
+    expect(r).toMatchObject({ stopReason: 'end_turn', message: { text: 'Found: parser.ts:1.' } });
+    expect(fake.requests).toHaveLength(4);
+
+    const [parent1, child1, child2, parent2] = fake.requests.map((q) => q.body as Json);
+    const toolNames = (b: Json) => (b['tools'] as Json[]).map((t) => t['function'].name as string).sort();
+    const system = (b: Json) => (b['messages'] as Json[]).find((m) => m['role'] === 'system')?.['content'] as string;
+    const turns = (b: Json) => (b['messages'] as Json[]).filter((m) => m['role'] !== 'system');
+    expect(toolNames(parent1!)).toContain('task');
+    // The child: its own system prompt, only the task's prompt, the read-only tools.
+    expect(system(child1!)).toMatch(/^You are a subagent of ferret/);
+    expect(system(child1!)).not.toBe(system(parent1!));
+    expect(turns(child1!)).toEqual([{ role: 'user', content: 'Find where parseLine is defined and report the line.' }]);
+    expect(toolNames(child1!)).toEqual(['glob', 'grep', 'list_dir', 'read_file']);
+    expect(JSON.stringify(child1)).not.toContain('where is parseLine?');
+    // Its second call carries its own grep and result.
+    expect(turns(child2!).map((m) => m['role'])).toEqual(['user', 'assistant', 'tool']);
+    expect(String(turns(child2!)[2]!['content'])).toContain('parser.ts');
+    // The parent's next request: its own turn plus the task's result, none of the child's steps.
+    const after = turns(parent2!);
+    expect(after.map((m) => m['role'])).toEqual(['user', 'assistant', 'tool']);
+    expect(after[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_task', content: 'parseLine is at parser.ts:1.' });
+    expect(JSON.stringify(parent2)).not.toContain('function parseLine');
+
+    // The child's call ids are its own under the task call, even where the server repeats ids.
+    const starts = srv.updates(id).filter((x) => x['kind'] === 'tool_call_start');
+    expect(starts.map((x) => [x['id'], x['parent_id']])).toEqual([['call_task', undefined], ['call_task:call_0', 'call_task']]);
+    const cost = srv.updates(id).filter((x) => x['kind'] === 'cost_update').at(-1)!;
+    expect(cost).toMatchObject({ input: 1800, output: 44 });
   });
 });

@@ -149,7 +149,7 @@ describe('what a subagent sends a real provider (recording fake OpenAI-compatibl
       { steps: [chatText('Found: parser.ts:1.'), chatFinish('stop'), chatUsage({ prompt: 600, completion: 6 }), chatDone] },
     );
     const srv = start(['--model', 'local/coder'], { LOCAL_KEY: 'sk-test' });
-    const id = ((await srv.call('session/new', {})) as Json)['sessionId'] as string;
+    const id = (await srv.call('session/new', {}))['sessionId'] as string;
     const r = await srv.call('session/message', { sessionId: id, text: 'where is parseLine?' });
     expect(r).toMatchObject({ stopReason: 'end_turn', message: { text: 'Found: parser.ts:1.' } });
     expect(fake.requests).toHaveLength(4);

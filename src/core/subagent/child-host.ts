@@ -46,7 +46,9 @@ export class ChildHost implements TurnHost {
     this.state = st;
     this.deps = o.deps;
     // The system prompt is fixed for the child's life; the parent's environment facts are reused.
-    this.promptMemo = { key: `${st.mode}\n${st.model}`, text: o.systemPrompt, instructionChars: 0, ...(o.parent.promptMemo.env ? { env: o.parent.promptMemo.env } : {}) };
+    // Its key always matches (a getter), so a mode the person changes mid-task never swaps in the parent's prompt.
+    this.promptMemo = { text: o.systemPrompt, instructionChars: 0, ...(o.parent.promptMemo.env ? { env: o.parent.promptMemo.env } : {}) };
+    Object.defineProperty(this.promptMemo, 'key', { get: () => `${st.mode}\n${st.model}`, set: () => undefined, enumerable: true });
   }
 
   get id(): string {

@@ -158,6 +158,25 @@ describe('the task tool', () => {
     expect(ofType(events, 'tool_call_end').at(-1)!.data).toMatchObject({ status: 'completed', output: 'Wrote it.' });
   });
 
+  it('in plan mode a child whose agent asks for writes is offered only reads, and a write it tries is denied', async () => {
+    const { core, ws } = newCore();
+    mkdirSync(join(ws, '.ferret', 'agents'), { recursive: true });
+    writeFileSync(join(ws, '.ferret', 'agents', 'fixer.md'), '---\ndescription: Fixes things\ntools: read_file, write_file\n---\nFix it.\n');
+    const seen = spyOnModel(core);
+    const s = core.manager.create({
+      mode: 'plan',
+      model: script({
+        responses: [{ toolCalls: [{ name: 'task', arguments: { description: 'fix', prompt: 'write fixed.txt', agent: 'fixer' } }] }, { chunks: ['done'] }],
+        subagents: { fixer: [{ toolCalls: [{ name: 'write_file', arguments: { path: 'fixed.txt', content: 'yes\n' } }] }, { chunks: ['Could not.'] }] },
+      }),
+    });
+    const events = record(s);
+    await s.startTurn('fix it').done;
+    expect(seen.find((r) => r.subagent)!.tools.map((t) => t.name)).toEqual(['read_file']);
+    expect(ofType(events, 'tool_call_end').map((e) => [e.data.tool, e.data.status])).toEqual([['write_file', 'denied'], ['task', 'completed']]);
+    expect(() => readFileSync(join(ws, 'fixed.txt'))).toThrow();
+  });
+
   it('Stop ends the child and the parent', async () => {
     const { core } = newCore();
     const s = core.manager.create({

@@ -51,6 +51,9 @@ export type Item = Base &
         diffs: DiffRecord[];
         opens: { path: string; line?: number | undefined }[];
         permission?: PermissionRecord | undefined;
+        /** A task call's subagent: its own calls (nested here, not in the transcript) and what it says. */
+        children?: ToolItem[] | undefined;
+        subagentText?: string | undefined;
       }
     | { kind: 'permission'; p: PermissionRecord }
     | { kind: 'diff'; d: DiffRecord }
@@ -166,7 +169,15 @@ export class SessionStore {
       case 'tool_call_start': {
         const item: ToolItem = { kind: 'tool', key: `t${u.seq}`, seq: u.seq, id: u.id, tool: u.tool, args: u.args, output: [], outputChars: 0, trimmed: false, status: 'running', diffs: [], opens: [] };
         this.tools.set(u.id, item);
-        this.push(item);
+        // A subagent's call goes on its task's card; one whose task is unknown (a replay that starts mid-task) stands alone.
+        const parent = u.parent_id !== undefined ? this.tools.get(u.parent_id) : undefined;
+        if (parent) (parent.children ??= []).push(item);
+        else this.push(item);
+        return;
+      }
+      case 'subagent_chunk': {
+        const parent = this.tools.get(u.parent_id);
+        if (parent && !u.thought) parent.subagentText = ((parent.subagentText ?? '') + u.text).slice(-OUTPUT_KEEP);
         return;
       }
       case 'tool_call_progress': {
@@ -208,8 +219,8 @@ export class SessionStore {
         const before = this.usage;
         this.usage = { input: u.input, output: u.output, cache: u.cache, reasoning: u.reasoning, usd: u.total_usd };
         const call = u.input - before.input + (u.cache - before.cache) + (u.output - before.output);
-        // A side call (the title) is no measure of the conversation; read loosely until the typed client is regenerated.
-        if (call > 0 && !(u as { side?: boolean }).side) this.contextUsed = call;
+        // A side call (the title) or a subagent's is no measure of the conversation.
+        if (call > 0 && !u.side && u.parent_id === undefined) this.contextUsed = call;
         if (u.context_window !== undefined) this.contextWindow = u.context_window;
         return;
       }

@@ -97,9 +97,9 @@ function progress(e: SessionEvent): void {
   const line = (s: string) => void process.stderr.write(`${s}\n`);
   switch (e.type) {
     case 'tool_call_start':
-      return line(`▸ ${e.data.title}`);
+      return line(`${e.data.parentCallId !== undefined ? '    ' : ''}▸ ${e.data.title}`);
     case 'tool_call_end':
-      return line(`  ${e.data.status === 'completed' ? '✓' : '✗'} ${e.data.tool} ${e.data.status} (${e.data.durationMs} ms)${e.data.exitCode !== undefined && e.data.exitCode !== null ? `, exit ${e.data.exitCode}` : ''}`);
+      return line(`${e.data.parentCallId !== undefined ? '    ' : ''}  ${e.data.status === 'completed' ? '✓' : '✗'} ${e.data.tool} ${e.data.status} (${e.data.durationMs} ms)${e.data.exitCode !== undefined && e.data.exitCode !== null ? `, exit ${e.data.exitCode}` : ''}`);
     case 'notice':
       return line(`${e.data.level}: ${e.data.text}`);
     case 'sandbox_violation':
@@ -125,6 +125,7 @@ function progress(e: SessionEvent): void {
     case 'file_open':
     case 'history_compacted':
     case 'session_info':
+    case 'subagent_chunk':
       return undefined;
     case 'plan_updated':
       return line(`  plan: ${e.data.entries.map((p) => `${PLAN_MARK[p.status]} ${p.content}`).join('  ')}`);

@@ -49,6 +49,7 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   turn_end: 'other',
   plan_updated: 'other',
   session_info: 'other',
+  subagent_chunk: 'other',
 };
 
 /**

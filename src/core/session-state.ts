@@ -119,13 +119,15 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'cost_update':
       s.usage = { input: e.data.input, output: e.data.output, cache: e.data.cache, reasoning: e.data.reasoning };
       s.costUsd = e.data.totalUsd;
-      if (e.data.side) return; // a title call: its cost only, no step of the conversation
+      // A title call or a subagent's call: its cost only, no step of this conversation.
+      if (e.data.side || e.data.parentCallId !== undefined) return;
       s.modelCalls++; // one cost_update per model call, failed and summary calls included
       if (e.data.call) s.lastCallTokens = e.data.call.input + e.data.call.cache + e.data.call.output + e.data.call.reasoning;
       if (s.openTurn) s.openTurn.uncosted = false;
       return;
     case 'tool_call_start':
-      for (const l of e.data.locations) s.touched.add(l.path);
+      // A subagent's reads are its own context: their folders' instructions do not reach this one.
+      if (e.data.parentCallId === undefined) for (const l of e.data.locations) s.touched.add(l.path);
       if (s.openTurn) s.openTurn.calls[e.data.callId] = e.data.tool;
       return;
     case 'tool_call_end':
@@ -154,6 +156,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'file_edit':
     case 'file_open':
     case 'notice':
+    case 'subagent_chunk':
       return;
   }
 }

@@ -261,6 +261,7 @@ function context(host: TurnHost, run: ToolCallRun, tool: Tool, placed: Map<strin
     plan: (entries) => host.emit({ type: 'plan_updated', data: { entries, callId } }),
     ledger: host.readLedger,
     placed,
+    ...(host.runSubagent ? { subagent: (req) => host.runSubagent!({ ...req, parentCallId: callId, turnId: run.turnId, signal: run.signal, files: run.files }) } : {}),
     ...(host.state.additionalDirectories?.length ? { roots: host.state.additionalDirectories } : {}),
   };
 }

@@ -6,7 +6,7 @@ import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAcce
 import type { HostFacts, RuleSet } from '../sandbox/index.js';
 import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
-import type { ReadLedger, Tool } from '../tools/define.js';
+import type { ReadLedger, SubagentRequest, Tool, ToolOutcome } from '../tools/define.js';
 import type { McpPool } from '../tools/mcp-pool.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { SessionFold } from './folds.js';
@@ -87,4 +87,9 @@ export interface TurnHost {
   setMode(mode: AgentMode): unknown;
   setModel(model: string): unknown;
   setReasoning(effort: ReasoningEffort): unknown;
+  /**
+   * Runs a subagent for a `task` call (core/subagent/): absent on a subagent's own host, so a
+   * child never starts children.
+   */
+  runSubagent?(req: SubagentRequest & { parentCallId: string; turnId: string; signal: AbortSignal; files: FileAccess }): Promise<ToolOutcome>;
 }

@@ -28,7 +28,7 @@ export interface TurnStart {
 }
 
 /** How the loop ended, and for `error` the sentence that says why. */
-interface LoopEnd {
+export interface LoopEnd {
   stop: StopReason;
   error?: string;
   errorCode?: ErrorCode;
@@ -71,7 +71,7 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
       const images = t.images?.length ? { images: [...t.images] } : {};
       session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: withMentions, ...images } } });
       await session.loadConfigTools();
-      end = await loop(session, t, (s) => (lastText = s));
+      end = await runLoop(session, t, (s) => (lastText = s));
     }
   } catch (err) {
     end = signal.aborted ? { stop: 'cancelled' } : failed(err);
@@ -93,7 +93,11 @@ function summaryOf(session: TurnHost, began: { at: number; usage: Usage; usd: nu
   return { durationMs: Math.round(performance.now() - began.at), usage, costUsd: Math.round(costUsd * 1e8) / 1e8, totalUsd: session.state.costUsd };
 }
 
-async function loop(session: TurnHost, t: TurnStart, setText: (t: string) => void): Promise<LoopEnd> {
+/**
+ * The model ↔ tools loop of one turn, after its user message is in the history. A subagent
+ * (core/subagent/) runs the same loop over its own host.
+ */
+export async function runLoop(session: TurnHost, t: Pick<TurnStart, 'turnId' | 'origin' | 'signal'>, setText: (t: string) => void): Promise<LoopEnd> {
   const { turnId, origin, signal } = t;
   let model: ModelProvider;
   try {

@@ -59,15 +59,18 @@ export const ToolCallStartEvent = lazySchema(() =>
     kind: z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']),
     title: z.string(),
     locations: z.array(z.object({ path: z.string(), line: z.number().int().optional() })),
+    /** Set on a subagent's events: the `task` call of the parent session it runs under. */
+    parentCallId: z.string().optional(),
   }),
 );
 /** The call passed its checks (and any permission) and is running now: ACP's `in_progress`. */
-export const ToolCallRunningEvent = lazySchema(() => ev('tool_call_running', { callId: z.string() }));
+export const ToolCallRunningEvent = lazySchema(() => ev('tool_call_running', { callId: z.string(), parentCallId: z.string().optional() }));
 export const ToolCallProgressEvent = lazySchema(() =>
   ev('tool_call_progress', {
     callId: z.string(),
     stream: z.enum(['stdout', 'stderr']),
     text: z.string(),
+    parentCallId: z.string().optional(),
   }),
 );
 export const ToolCallEndEvent = lazySchema(() =>
@@ -79,6 +82,7 @@ export const ToolCallEndEvent = lazySchema(() =>
     durationMs: z.number(),
     exitCode: z.number().int().nullable().optional(),
     capReached: z.boolean().optional(),
+    parentCallId: z.string().optional(),
   }),
 );
 export const PermissionRequestedEvent = lazySchema(() =>
@@ -90,6 +94,7 @@ export const PermissionRequestedEvent = lazySchema(() =>
     risk: RiskSchema,
     reason: z.string(),
     rule: z.string().optional(),
+    parentCallId: z.string().optional(),
   }),
 );
 export const PermissionResolvedEvent = lazySchema(() =>
@@ -98,6 +103,7 @@ export const PermissionResolvedEvent = lazySchema(() =>
     callId: z.string(),
     decision: DecisionSchema,
     by: z.string(),
+    parentCallId: z.string().optional(),
   }),
 );
 export const SandboxViolationEvent = lazySchema(() =>
@@ -107,6 +113,7 @@ export const SandboxViolationEvent = lazySchema(() =>
     path: z.string().optional(),
     mode: SandboxModeSchema,
     reason: z.string(),
+    parentCallId: z.string().optional(),
   }),
 );
 export const ApprovalChangedEvent = lazySchema(() => ev('approval_changed', { old: ApprovalPresetSchema, new: ApprovalPresetSchema }));
@@ -126,6 +133,11 @@ export const CostUpdateEvent = lazySchema(() =>
     contextWindow: z.number().int().positive().optional(),
     /** A side call (the session's title): billed, but no step of the conversation (a scripted file's position stays). */
     side: z.boolean().optional(),
+    /**
+     * A subagent's model call, billed to this session under the `task` call it ran for: the totals
+     * include it, but it is no step of this session's conversation (its size and position stay).
+     */
+    parentCallId: z.string().optional(),
   }),
 );
 export const HistoryCompactedEvent = lazySchema(() =>
@@ -152,6 +164,7 @@ export const FileEditEvent = lazySchema(() =>
     oldText: z.string().nullable(),
     newText: z.string(),
     movedFrom: z.string().optional(),
+    parentCallId: z.string().optional(),
   }),
 );
 export const FileOpenEvent = lazySchema(() =>
@@ -159,6 +172,7 @@ export const FileOpenEvent = lazySchema(() =>
     callId: z.string().optional(),
     path: z.string(),
     line: z.number().int().optional(),
+    parentCallId: z.string().optional(),
   }),
 );
 export const NoticeEvent = lazySchema(() => ev('notice', { level: z.enum(['info', 'warning', 'error']), text: z.string() }));
@@ -192,6 +206,12 @@ export const PlanUpdatedEvent = lazySchema(() =>
 /** The session's title: the person's first request, shortened; clients show it in their session lists. */
 export const SessionInfoEvent = lazySchema(() => ev('session_info', { title: z.string() }));
 
+/**
+ * What a subagent (a `task` call) says as it works: its reply text, or its reasoning (`thought`).
+ * Kept apart from message_chunk so no client mistakes it for the session's own answer.
+ */
+export const SubagentChunkEvent = lazySchema(() => ev('subagent_chunk', { parentCallId: z.string(), text: z.string(), thought: z.boolean().optional() }));
+
 export const SessionEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
     built(SessionCreatedEvent),
@@ -218,6 +238,7 @@ export const SessionEventSchema = lazySchema(() =>
     built(TurnEndEvent),
     built(PlanUpdatedEvent),
     built(SessionInfoEvent),
+    built(SubagentChunkEvent),
   ]),
 );
 

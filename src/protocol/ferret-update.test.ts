@@ -116,6 +116,17 @@ const rows: Row[] = [
     { ...base, kind: 'plan', entries: [{ content: 'read', status: 'completed', priority: 'medium' }, { content: 'fix', status: 'in_progress', priority: 'high' }] },
   ],
   ['session_info: the title', { type: 'session_info', data: { title: 'Fix the parser' } }, { ...base, kind: 'session_info', title: 'Fix the parser' }],
+  ['subagent_chunk: a subagent\'s words under its task call', { type: 'subagent_chunk', data: { parentCallId: 'c1', text: 'found it' } }, { ...base, kind: 'subagent_chunk', parent_id: 'c1', text: 'found it' }],
+  [
+    'tool_call_start of a subagent carries parent_id',
+    { type: 'tool_call_start', data: { turnId: 't1', callId: 'c1:c2', tool: 'grep', args: { pattern: 'x' }, kind: 'search', title: 'grep x', locations: [], parentCallId: 'c1' } },
+    { ...base, kind: 'tool_call_start', id: 'c1:c2', tool: 'grep', args: { pattern: 'x' }, parent_id: 'c1' },
+  ],
+  [
+    'cost_update of a subagent carries parent_id',
+    { type: 'cost_update', data: { input: 5, output: 1, cache: 0, reasoning: 0, totalUsd: 0, parentCallId: 'c1' } },
+    { ...base, kind: 'cost_update', input: 5, output: 1, cache: 0, reasoning: 0, total_usd: 0, parent_id: 'c1' },
+  ],
 ];
 
 describe('toFerretUpdate', () => {

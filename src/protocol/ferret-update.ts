@@ -15,18 +15,24 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       return { sessionId, seq, kind: 'agent_message_chunk', text: e.data.text };
     case 'reasoning_chunk':
       return { sessionId, seq, kind: 'agent_thought_chunk', text: e.data.text };
-    case 'tool_call_start':
-      return { sessionId, seq, kind: 'tool_call_start', id: e.data.callId, tool: e.data.tool, args: e.data.args };
+    case 'tool_call_start': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'tool_call_start', id: e.data.callId, tool: e.data.tool, args: e.data.args };
+      if (e.data.parentCallId !== undefined) u['parent_id'] = e.data.parentCallId;
+      return u as FerretUpdate;
+    }
     case 'tool_call_progress': {
       const u: Record<string, unknown> = { sessionId, seq, kind: 'tool_call_progress', id: e.data.callId };
       u[e.data.stream] = e.data.text;
+      if (e.data.parentCallId !== undefined) u['parent_id'] = e.data.parentCallId;
       return u as FerretUpdate;
     }
     case 'tool_call_end': {
       const result: Record<string, unknown> = { status: e.data.status, output: e.data.output };
       if (e.data.exitCode !== undefined) result['exitCode'] = e.data.exitCode;
       if (e.data.capReached !== undefined) result['capReached'] = e.data.capReached;
-      return { sessionId, seq, kind: 'tool_call_end', id: e.data.callId, result, duration_ms: e.data.durationMs } as FerretUpdate;
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'tool_call_end', id: e.data.callId, result, duration_ms: e.data.durationMs };
+      if (e.data.parentCallId !== undefined) u['parent_id'] = e.data.parentCallId;
+      return u as FerretUpdate;
     }
     case 'permission_requested': {
       const u: Record<string, unknown> = {
@@ -40,6 +46,7 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
         reason: e.data.reason,
       };
       if (e.data.rule) u['rule'] = e.data.rule;
+      if (e.data.parentCallId !== undefined) u['parent_id'] = e.data.parentCallId;
       return u as FerretUpdate;
     }
     case 'sandbox_violation':
@@ -59,11 +66,13 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       };
       if (e.data.contextWindow !== undefined) u['context_window'] = e.data.contextWindow;
       if (e.data.side) u['side'] = true;
+      if (e.data.parentCallId !== undefined) u['parent_id'] = e.data.parentCallId;
       return u as FerretUpdate;
     }
     case 'file_edit': {
       const u: Record<string, unknown> = { sessionId, seq, kind: 'file_edit', path: e.data.path, diff: e.data.diff, change_kind: e.data.changeKind };
       if (e.data.movedFrom !== undefined) u['moved_from'] = e.data.movedFrom;
+      if (e.data.parentCallId !== undefined) u['parent_id'] = e.data.parentCallId;
       return u as FerretUpdate;
     }
     case 'file_open': {
@@ -107,5 +116,10 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       return { sessionId, seq, kind: 'plan', entries: e.data.entries };
     case 'session_info':
       return { sessionId, seq, kind: 'session_info', title: e.data.title };
+    case 'subagent_chunk': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'subagent_chunk', parent_id: e.data.parentCallId, text: e.data.text };
+      if (e.data.thought) u['thought'] = true;
+      return u as FerretUpdate;
+    }
   }
 }

@@ -15,8 +15,9 @@ export const FerretUpdateSchemas = lazySchema(() =>
     /** The model's reasoning as it streams (a summary or its thinking), apart from the answer. */
     agent_thought_chunk: base('agent_thought_chunk', { text: z.string() }),
     user_message_chunk: base('user_message_chunk', { text: z.string() }),
-    tool_call_start: base('tool_call_start', { id: z.string(), tool: z.string(), args: z.unknown() }),
-    tool_call_progress: base('tool_call_progress', { id: z.string(), stdout: z.string().optional(), stderr: z.string().optional() }),
+    /** `parent_id`: the `task` call whose subagent made this call (docs/tools.md#subagents). */
+    tool_call_start: base('tool_call_start', { id: z.string(), tool: z.string(), args: z.unknown(), parent_id: z.string().optional() }),
+    tool_call_progress: base('tool_call_progress', { id: z.string(), stdout: z.string().optional(), stderr: z.string().optional(), parent_id: z.string().optional() }),
     tool_call_end: base('tool_call_end', {
       id: z.string(),
       result: z.object({
@@ -26,6 +27,7 @@ export const FerretUpdateSchemas = lazySchema(() =>
         capReached: z.boolean().optional(),
       }),
       duration_ms: z.number(),
+      parent_id: z.string().optional(),
     }),
     permission_request: base('permission_request', {
       id: z.string(),
@@ -34,6 +36,7 @@ export const FerretUpdateSchemas = lazySchema(() =>
       risk: RiskSchema,
       reason: z.string(),
       rule: z.string().optional(),
+      parent_id: z.string().optional(),
     }),
     permission_resolved: base('permission_resolved', { id: z.string(), decision: DecisionSchema, by: z.string() }),
     sandbox_violation: base('sandbox_violation', { tool: z.string(), path: z.string().nullable(), mode: SandboxModeSchema, reason: z.string() }),
@@ -47,6 +50,8 @@ export const FerretUpdateSchemas = lazySchema(() =>
       context_window: z.number().int().positive().optional(),
       /** A side call (the session's title): its cost counts, but it says nothing of the conversation's size. */
       side: z.boolean().optional(),
+      /** A subagent's call under this `task` call: its cost counts, but it says nothing of this conversation's size. */
+      parent_id: z.string().optional(),
     }),
     file_edit: base('file_edit', {
       path: z.string(),
@@ -54,6 +59,7 @@ export const FerretUpdateSchemas = lazySchema(() =>
       /** Absent from older servers (read it as `modify`/`add`); `move`: `moved_from` is where the file was. */
       change_kind: z.enum(['add', 'modify', 'delete', 'move']).optional(),
       moved_from: z.string().optional(),
+      parent_id: z.string().optional(),
     }),
     file_open: base('file_open', { path: z.string(), line: z.number().int().optional() }),
     /** The conversation was made smaller to fit the model's window: old tool output cleared, or older steps summarised. */
@@ -81,6 +87,8 @@ export const FerretUpdateSchemas = lazySchema(() =>
     plan: base('plan', { entries: z.array(PlanEntrySchema) }),
     /** The session's title changed (set from the first request). */
     session_info: base('session_info', { title: z.string() }),
+    /** A subagent's text as it works, under its `task` call (`thought`: its reasoning). */
+    subagent_chunk: base('subagent_chunk', { parent_id: z.string(), text: z.string(), thought: z.boolean().optional() }),
   }) as const,
 );
 
@@ -104,6 +112,7 @@ export const FerretUpdateSchema = lazySchema(() =>
     FerretUpdateSchemas.turn_end,
     FerretUpdateSchemas.plan,
     FerretUpdateSchemas.session_info,
+    FerretUpdateSchemas.subagent_chunk,
   ]),
 );
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;

@@ -20,6 +20,12 @@ export interface ModelRequest {
   maxOutputTokens?: number | undefined;
   /** A side call (the session's title) rather than a step of the conversation. */
   purpose?: 'title' | undefined;
+  /**
+   * Set on a subagent's calls (a `task` call's child loop): the agent's name, else the task's
+   * description. A replayable provider answers them from their own list; `callIndex` is then the
+   * child's own count of calls.
+   */
+  subagent?: { agent?: string | undefined; description: string } | undefined;
 }
 
 export type ModelStreamPart =

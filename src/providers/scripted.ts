@@ -35,6 +35,12 @@ export const ScriptedFileSchema = lazySchema(() =>
      * their positions either way.
      */
     title: z.union([z.string(), z.object({ text: z.string(), usage: UsageSchema.partial().optional() })]).optional(),
+    /**
+     * The responses of subagents (`task` calls), by the task's description, else its agent's
+     * name, else `*`: each child reads its own list from its first entry, so children running
+     * at once stay deterministic, and none of them moves the session's own position.
+     */
+    subagents: z.record(z.string(), z.array(ScriptedResponseSchema)).optional(),
   }),
 );
 export type ScriptedFile = z.infer<typeof ScriptedFileSchema>;
@@ -154,6 +160,17 @@ export class ScriptedProvider implements ModelProvider {
     return this.file.title !== undefined;
   }
 
+  /** The session's own responses, or a subagent's list (by description, agent, then `*`). */
+  private responsesFor(req: ModelRequest): { list: ScriptedFile['responses']; name: string } {
+    const sub = req.subagent;
+    if (!sub) return { list: this.file.responses, name: '' };
+    const lists = this.file.subagents ?? {};
+    for (const key of [sub.description, sub.agent, '*']) {
+      if (key !== undefined && Object.hasOwn(lists, key)) return { list: lists[key]!, name: ` for subagent "${key}"` };
+    }
+    return { list: [], name: ` for subagent "${sub.description}" (no subagents entry names it, nor "*")` };
+  }
+
   async *stream(req: ModelRequest): AsyncIterable<ModelStreamPart> {
     if (req.purpose === 'title') {
       // A side call: answered from `title`, never from `responses` (whose position it does not move).
@@ -165,11 +182,10 @@ export class ScriptedProvider implements ModelProvider {
       return;
     }
     const index = req.callIndex;
-    const r = this.file.responses[index];
+    const { list, name } = this.responsesFor(req);
+    const r = list[index];
     if (!r) {
-      throw new ModelError(
-        `scripted model ${this.id}: no response left (the file has ${this.file.responses.length}, this is call ${index + 1})`,
-      );
+      throw new ModelError(`scripted model ${this.id}: no response left${name} (the file has ${list.length}, this is call ${index + 1})`);
     }
     if (!this.takesImages) {
       const unseen = unseenImagesNotice(this.id, req.messages);

@@ -39,6 +39,19 @@ export interface ToolContext {
   placed?: ReadonlyMap<string, string>;
   /** The session's extra workspace roots (real paths, ACP `additionalDirectories`): a search there stays inside the one it starts in. */
   roots?: readonly string[];
+  /**
+   * Runs a subagent for this call (the task tool) and answers with its final text; absent where
+   * none may run (inside a subagent, a bare test context).
+   */
+  subagent?(req: SubagentRequest): Promise<ToolOutcome>;
+}
+
+/** What the task tool asks of the core: a child loop on one sub-question. */
+export interface SubagentRequest {
+  description: string;
+  prompt: string;
+  /** A named agent definition (.ferret/agents/NAME.md). */
+  agent?: string;
 }
 
 export interface ToolOutcome {

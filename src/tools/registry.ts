@@ -10,6 +10,7 @@ import { openFileTool } from './open-file.js';
 import { updatePlanTool } from './update-plan.js';
 import { multiEditTool } from './multi-edit.js';
 import { applyPatchTool } from './apply-patch.js';
+import { defaultTaskTool } from './task.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
   bashTool,
@@ -23,6 +24,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   grepTool,
   openFileTool,
   updatePlanTool,
+  defaultTaskTool,
 ];
 
 export const BUILTIN_TOOL_IDS = BUILTIN_TOOLS.map((t) => t.id);
@@ -50,6 +52,11 @@ export class ToolRegistry {
 
   list(): Tool[] {
     return [...this.byId.values()];
+  }
+
+  /** The tools that pass `keep` (a subagent's share), without the --allowed-tools filter: they passed it here. */
+  only(keep: (t: Tool) => boolean): ToolRegistry {
+    return new ToolRegistry(this.list().filter(keep));
   }
 
   with(extra: readonly Tool[]): ToolRegistry {

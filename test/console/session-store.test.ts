@@ -141,3 +141,27 @@ describe('SessionStore', () => {
     expect(plans).toEqual([{ kind: 'plan', key: 'plan4', seq: 4, entries: step('completed', 'completed') }]);
   });
 });
+
+describe('a task call', () => {
+  it("nests its subagent's calls and words on the task's card; its cost counts but is no measure of the context", () => {
+    const s = new SessionStore();
+    for (const u of frames(
+      { kind: 'tool_call_start', id: 'c1', tool: 'task', args: { description: 'find it', prompt: 'p' } },
+      { kind: 'tool_call_start', id: 'c1:k1', tool: 'grep', args: { pattern: 'x' }, parent_id: 'c1' },
+      { kind: 'tool_call_end', id: 'c1:k1', result: { status: 'completed', output: 'a.ts:1' }, duration_ms: 2, parent_id: 'c1' },
+      { kind: 'subagent_chunk', parent_id: 'c1', text: 'Found ' },
+      { kind: 'subagent_chunk', parent_id: 'c1', text: 'hmm', thought: true },
+      { kind: 'subagent_chunk', parent_id: 'c1', text: 'it.' },
+      { kind: 'cost_update', input: 100, output: 10, cache: 0, reasoning: 0, total_usd: 0.001, context_window: 1000 },
+      { kind: 'cost_update', input: 5100, output: 20, cache: 0, reasoning: 0, total_usd: 0.002, parent_id: 'c1' },
+      { kind: 'tool_call_end', id: 'c1', result: { status: 'completed', output: 'Found it.' }, duration_ms: 9 },
+    ))
+      s.apply(u);
+    expect(s.items.map((i) => i.kind)).toEqual(['tool']);
+    const task = s.items[0] as ToolItem;
+    expect(task).toMatchObject({ tool: 'task', status: 'completed', result: 'Found it.', subagentText: 'Found it.' });
+    expect(task.children?.map((c) => [c.id, c.tool, c.status])).toEqual([['c1:k1', 'grep', 'completed']]);
+    expect(s.usage).toMatchObject({ input: 5100, usd: 0.002 });
+    expect(s.contextUsed).toBe(110);
+  });
+});

@@ -661,6 +661,7 @@ export interface components {
             id: string;
             tool: string;
             args: unknown;
+            parent_id?: string;
         } | {
             sessionId: string;
             seq: number;
@@ -669,6 +670,7 @@ export interface components {
             id: string;
             stdout?: string;
             stderr?: string;
+            parent_id?: string;
         } | {
             sessionId: string;
             seq: number;
@@ -683,6 +685,7 @@ export interface components {
                 capReached?: boolean;
             };
             duration_ms: number;
+            parent_id?: string;
         } | {
             sessionId: string;
             seq: number;
@@ -695,6 +698,7 @@ export interface components {
             risk: "low" | "medium" | "high";
             reason: string;
             rule?: string;
+            parent_id?: string;
         } | {
             sessionId: string;
             seq: number;
@@ -735,6 +739,7 @@ export interface components {
             total_usd: number;
             context_window?: number;
             side?: boolean;
+            parent_id?: string;
         } | {
             sessionId: string;
             seq: number;
@@ -745,6 +750,7 @@ export interface components {
             /** @enum {string} */
             change_kind?: "add" | "modify" | "delete" | "move";
             moved_from?: string;
+            parent_id?: string;
         } | {
             sessionId: string;
             seq: number;
@@ -800,6 +806,14 @@ export interface components {
             /** @constant */
             kind: "session_info";
             title: string;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "subagent_chunk";
+            parent_id: string;
+            text: string;
+            thought?: boolean;
         };
         PlanEntry: {
             content: string;

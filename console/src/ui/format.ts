@@ -30,6 +30,8 @@ export function toolSummary(tool: string, args: unknown): string {
   if (args && typeof args === 'object') {
     const a = args as Record<string, unknown>;
     for (const k of ['command', 'path', 'pattern', 'query', 'url']) if (typeof a[k] === 'string') return a[k];
+    // task: the few words the model named it with (its agent first, when it named one).
+    if (tool === 'task' && typeof a['description'] === 'string') return typeof a['agent'] === 'string' ? `${a['agent']}: ${a['description']}` : a['description'];
     // update_plan: its checklist is drawn apart; the card only counts.
     if (Array.isArray(a['entries'])) {
       const done = (a['entries'] as { status?: unknown }[]).filter((e) => e?.status === 'completed').length;

@@ -50,6 +50,12 @@ export function ToolCard({ t, mine, waiting }: { t: ToolItem; mine: (id: string)
           {t.capReached && <span class="trimmed">{'\n'}[output capped]</span>}
         </pre>
       )}
+      {(t.children?.length || t.subagentText) && (
+        <section class="subagent" aria-label={`subagent of ${summary}`}>
+          {t.children?.map((c) => <ToolCard key={c.key} t={c} mine={mine} waiting={waiting} />)}
+          {t.subagentText && t.status === 'running' && <p class="subagent-text">{t.subagentText.slice(-2000)}</p>}
+        </section>
+      )}
       {t.diffs.map((d) => (
         <DiffView key={d.seq} path={d.path} diff={d.diff} />
       ))}

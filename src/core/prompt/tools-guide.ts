@@ -25,6 +25,11 @@ const USES: readonly (readonly [id: string, use: string])[] = [
     'a checklist the person watches while you work. Keep one when a task takes three or more distinct steps (skip it for a quick question or a one-line fix): ' +
       'send the whole list each time, have exactly one step in_progress, and mark each step completed as soon as it is done rather than all at the end.',
   ],
+  [
+    'task',
+    'hand a broad search or a review to a subagent with its own context; you get back only its answer. Give it the whole task in its prompt (it sees nothing of this conversation). ' +
+      'Not for one read or one grep: those are cheaper done yourself.',
+  ],
 ];
 
 /** The tools section: the built-ins this server has (and this mode offers), then MCP and parallel calls. */

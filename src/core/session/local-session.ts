@@ -1,6 +1,6 @@
 import { checkImages, errorText, FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
 import type { LogMark, SessionLog } from '../../store/session-store.js';
-import type { Tool } from '../../tools/define.js';
+import type { Tool, ToolOutcome } from '../../tools/define.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { QueuedTurnOptions, StartedTurn, TurnOptions } from '../api.js';
 import { PendingPermissions } from '../approvals.js';
@@ -16,6 +16,9 @@ import { SessionReadLedger } from '../tool-call/read-ledger.js';
 import { Persistence } from './persistence.js';
 import { freshLoad, SessionBase, SessionBody } from './session-body.js';
 import { TurnQueue } from './turn-queue.js';
+import { scanAgents, type AgentDefinition } from '../subagent/agents.js';
+import { runSubagent, type SubagentRun } from '../subagent/run-subagent.js';
+import { taskTool } from '../../tools/task.js';
 
 interface RunningTurn {
   turnId: string;
@@ -36,6 +39,10 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
   private readonly permissions = new PendingPermissions();
   /** Tools of config.json's MCP servers, loaded at the start of a turn. */
   private configTools: Tool[] = [];
+  /** The workspace's named subagents (.ferret/agents/*.md), read at the start of each turn. */
+  private agents: AgentDefinition[] = [];
+  /** The task tool whose description lists `agents` (one object per list, so its JSON schema is built once). */
+  private task: Tool | undefined;
   private running: RunningTurn | undefined;
   private readonly persistence: Persistence;
   private readonly queue: TurnQueue;
@@ -121,7 +128,25 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
 
   tools(): ToolRegistry {
     const extra = this.body.attachments.tools(this.configTools);
+    // The task tool as this workspace has it (its named agents listed); the registry drops it where --allowed-tools did.
+    if (this.task && this.deps.tools.get('task')) extra.push(this.task);
     return extra.length ? this.deps.tools.with(extra) : this.deps.tools;
+  }
+
+  runSubagent(run: SubagentRun): Promise<ToolOutcome> {
+    return runSubagent(this, run, this.agents);
+  }
+
+  /** Reads the workspace's agents again; a new task tool only when the list changed. */
+  private loadAgents(): void {
+    const agents = scanAgents(this.state.cwd, this.deps.home);
+    const key = (list: AgentDefinition[]) => JSON.stringify(list.map((a) => [a.name, a.description]));
+    if (this.task && key(agents) === key(this.agents)) {
+      this.agents = agents;
+      return;
+    }
+    this.agents = agents;
+    this.task = agents.length ? taskTool(agents) : undefined;
   }
 
   filesFor(origin: string | undefined): FileAccess {
@@ -129,6 +154,11 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
   }
 
   async loadConfigTools(): Promise<void> {
+    try {
+      this.loadAgents();
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'cannot read the agent definitions');
+    }
     if (!this.deps.mcp) return;
     try {
       const { tools, failures } = await this.deps.mcp.tools();

@@ -306,3 +306,24 @@ describe('plan', () => {
     expect(() => valid([{ update: { sessionUpdate: 'plan', entries: [{ content: 'a', status: 'pending' }] } as unknown as SessionUpdate }])).toThrow(/priority/);
   });
 });
+
+describe('a task call and its subagent', () => {
+  it("announces the child's calls with the parent's id in _meta and shows its progress on the task's card", () => {
+    const m = mapper();
+    const run = (d: EventDraft) => updates(m.map(event(d), false));
+    run({ type: 'tool_call_start', data: { turnId: 't', callId: 'c1', tool: 'task', args: {}, kind: 'think', title: 'task: find it', locations: [] } });
+    const child = run({ type: 'tool_call_start', data: { turnId: 't', callId: 'c1:k1', tool: 'grep', args: { pattern: 'x' }, kind: 'search', title: 'grep x', locations: [], parentCallId: 'c1' } });
+    expect(child[0]).toMatchObject({ sessionUpdate: 'tool_call', toolCallId: 'c1:k1', _meta: { 'ferret.dev': { parentToolCallId: 'c1' } } });
+    expect(child[1]).toEqual({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', content: [{ type: 'content', content: { type: 'text', text: '▸ grep x' } }] });
+    run({ type: 'tool_call_end', data: { callId: 'c1:k1', tool: 'grep', status: 'completed', output: 'a.ts:1', durationMs: 1, parentCallId: 'c1' } });
+    const said = run({ type: 'subagent_chunk', data: { parentCallId: 'c1', text: 'Found it.' } });
+    expect(said).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 'c1', content: [{ type: 'content', content: { type: 'text', text: '✓ grep x\n\nFound it.' } }] }]);
+    // Its reasoning stays off the card, and its cost moves the total but not the context meter.
+    expect(run({ type: 'subagent_chunk', data: { parentCallId: 'c1', text: 'hmm', thought: true } })).toEqual([]);
+    run({ type: 'cost_update', data: { input: 100, output: 10, cache: 0, reasoning: 0, totalUsd: 0.5, call: { input: 100, output: 10, cache: 0, reasoning: 0 }, contextWindow: 1000 } });
+    const cost = run({ type: 'cost_update', data: { input: 5100, output: 20, cache: 0, reasoning: 0, totalUsd: 0.9, call: { input: 5000, output: 10, cache: 0, reasoning: 0 }, contextWindow: 1000, parentCallId: 'c1' } });
+    expect(cost[0]).toMatchObject({ sessionUpdate: 'usage_update', used: 110, cost: { amount: 0.9 } });
+    const end = run({ type: 'tool_call_end', data: { callId: 'c1', tool: 'task', status: 'completed', output: 'Found it.', durationMs: 5 } });
+    expect(end[0]).toMatchObject({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'Found it.' } }] });
+  });
+});

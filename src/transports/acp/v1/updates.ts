@@ -1,6 +1,7 @@
 import type { SessionConfigOption, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
 import type { EventData, SessionEvent, ToolStatus, Usage } from '../../../core/index.js';
 import { META_NS } from './session-config.js';
+import { TaskProgress } from './task-progress.js';
 
 /** One frame for the client: a standard `session/update`, or a `_ferret/...` extension notification. */
 export type Outbound = { update: SessionUpdate } | { ext: string; params: Record<string, unknown> };
@@ -44,6 +45,8 @@ export class UpdateMapper {
   private usage: Usage;
   /** The context size the last usage_update reported (a side call repeats it). */
   private lastUsed = 0;
+  /** What each running `task` call's card shows of its subagent. */
+  private readonly tasks = new TaskProgress();
 
   constructor(private readonly opts: MapperOptions) {
     this.usage = { ...opts.usageBase };
@@ -59,8 +62,18 @@ export class UpdateMapper {
         return [{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.data.text } } }];
       case 'reasoning_chunk':
         return [{ update: { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: e.data.text } } }];
-      case 'tool_call_start':
-        return this.start(e.data);
+      case 'tool_call_start': {
+        const out = this.start(e.data);
+        const parent = e.data.parentCallId;
+        if (parent === undefined) return out;
+        this.tasks.started(parent, e.data.callId, e.data.title);
+        return [...out, ...this.taskCard(parent)];
+      }
+      case 'subagent_chunk':
+        // The child's reasoning stays out of the card; its words go on it.
+        if (e.data.thought) return [];
+        this.tasks.said(e.data.parentCallId, e.data.text);
+        return this.taskCard(e.data.parentCallId);
       case 'tool_call_running':
         return this.patch(e.data.callId, { status: 'in_progress' });
       case 'tool_call_progress': {
@@ -83,8 +96,16 @@ export class UpdateMapper {
       case 'file_open':
         if (!e.data.callId || !this.calls.has(e.data.callId)) return [];
         return this.patch(e.data.callId, { locations: [{ path: e.data.path, ...(e.data.line !== undefined ? { line: e.data.line } : {}) }] });
-      case 'tool_call_end':
-        return [this.end(e.data)];
+      case 'tool_call_end': {
+        const out = [this.end(e.data)];
+        const parent = e.data.parentCallId;
+        if (parent === undefined) {
+          this.tasks.done(e.data.callId);
+          return out;
+        }
+        this.tasks.ended(parent, e.data.callId, e.data.status);
+        return [...out, ...this.taskCard(parent)];
+      }
       case 'permission_requested': {
         const { requestId, risk, reason, rule } = e.data;
         // Still `pending` (it was announced so): the status only moves forward, to in_progress when it runs.
@@ -133,6 +154,11 @@ export class UpdateMapper {
     }
   }
 
+  /** A task call's card, showing its subagent's progress. */
+  private taskCard(parentCallId: string): Outbound[] {
+    return this.patch(parentCallId, { content: [text(this.tasks.render(parentCallId))] });
+  }
+
   /** A compaction, finished, for a client that shows them (others saw the notice that says it happened). */
   private compacted(seq: number, d: EventData<'history_compacted'>): Outbound[] {
     if (!this.opts.compaction) return [];
@@ -159,6 +185,8 @@ export class UpdateMapper {
         status: 'pending',
         locations: d.locations,
         rawInput: d.args,
+        // A subagent's call names the task call it belongs to: an editor that nests calls nests it there.
+        ...(d.parentCallId !== undefined ? { _meta: { [META_NS]: { parentToolCallId: d.parentCallId } } } : {}),
       },
     }];
   }
@@ -191,8 +219,8 @@ export class UpdateMapper {
    */
   private usageUpdate(d: EventData<'cost_update'>): Outbound[] {
     const prev = this.usage;
-    // A side call (the title) adds cost but is not the conversation's size: the meter keeps its last reading.
-    const used = d.side
+    // A side call (the title) or a subagent's adds cost but is not the conversation's size: the meter keeps its last reading.
+    const used = d.side || d.parentCallId !== undefined
       ? this.lastUsed
       : d.call
         ? d.call.input + d.call.cache + d.call.output

@@ -93,6 +93,7 @@ export class IdeTranslator {
       case 'history_compacted':
       case 'plan_updated':
       case 'session_info':
+      case 'subagent_chunk':
         return [];
     }
   }

@@ -19,6 +19,8 @@ export interface BridgeTunnelOptions {
   name?: string;
   /** Called once after pairing with the device to keep for next time. */
   onDevice?: (device: BridgeDevice) => void;
+  /** How long fetch keeps dialling while ferret is not on the relay (default 10 000 ms). */
+  connectTimeoutMs?: number;
   /** A WebSocket constructor (the `ws` package on Node 20, which has no global one). */
   WebSocket?: unknown;
 }

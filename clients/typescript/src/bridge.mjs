@@ -111,7 +111,24 @@ export class BridgeTunnel {
   /** Opens (or reuses) an authenticated connection. */
   connect() {
     if (this.conn && !this.conn.closed) return Promise.resolve(this.conn);
-    return (this.connecting ??= this.open().finally(() => (this.connecting = undefined)));
+    return (this.connecting ??= this.dial().finally(() => (this.connecting = undefined)));
+  }
+
+  /**
+   * Dials until connected or connectTimeoutMs (default 10 s) passes: ferret may be between two
+   * connections to the relay (a restart, a network change). A refusal (4403: a revoked device, a
+   * wrong secret, a bad frame) is final.
+   */
+  async dial() {
+    const end = Date.now() + (this.opts.connectTimeoutMs ?? 10_000);
+    for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+      try {
+        return await this.open();
+      } catch (err) {
+        if (err.refused || Date.now() + wait > end) throw err;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
   }
 
   async open() {
@@ -124,9 +141,10 @@ export class BridgeTunnel {
     const clientNonce = crypto.getRandomValues(new Uint8Array(16));
     return new Promise((resolve, reject) => {
       let settled = false;
-      const fail = (why) => {
+      const fail = (why, refused = false) => {
         conn.closed = true;
         const err = new TypeError(`bridge: ${why}`);
+        err.refused = refused;
         if (!settled) {
           settled = true;
           reject(err);
@@ -141,7 +159,11 @@ export class BridgeTunnel {
       };
       ws.onopen = () => ws.send(enc.encode(JSON.stringify({ v: 1, kind, ...(this.device ? { device: this.device.id } : {}), nonce: toB64url(clientNonce) })));
       ws.onerror = () => fail('the relay connection failed');
-      ws.onclose = (ev) => fail(ev.code === 4404 ? 'ferret is not connected to the relay now' : `the relay connection closed (${ev.code})`);
+      ws.onclose = (ev) =>
+        fail(
+          ev.code === 4404 ? 'ferret is not connected to the relay now' : ev.code === 4403 ? 'ferret refused this device (revoked, or a wrong pairing secret)' : `the relay connection closed (${ev.code})`,
+          ev.code === 4403,
+        );
       ws.onmessage = (ev) => {
         const data = new Uint8Array(ev.data);
         // Frames are opened one after another: decryption is asynchronous, the order is not.

@@ -38,6 +38,6 @@ export function installBridge(): boolean {
   });
   // The secret must not stay in the address bar, the history or a screenshot.
   if (link) history.replaceState(null, '', `${location.pathname}#/`);
-  globalThis.fetch = tunnel.fetch as typeof fetch;
+  globalThis.fetch = tunnel.fetch;
   return true;
 }

@@ -1,6 +1,6 @@
 // The CLI itself: commands, flags, and the lazy load of what each command runs. The bin
 // (boot.ts, dist/cli/main.js) sets V8 up and loads this with the cached compiled code.
-import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES } from '../core/index.js';
+import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES, storeUrlProblem } from '../core/index.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { createLogger } from './logger.js';
 import { FlagError, parseAgentOptions } from './agent-options.js';
@@ -58,6 +58,7 @@ const RELAY: CommandSpec = {
   flags: [
     { name: 'port', value: 'n', description: 'port to listen on; 0 picks a free one', default: '8443' },
     { name: 'host', value: 'h', description: 'bind address (put TLS in front of a public relay)', default: '127.0.0.1' },
+    { name: 'store', value: 'url', description: 'share routing with other relays through Redis, redis://HOST:PORT/DB: a client on any of them reaches a ferret on another' },
   ],
 };
 
@@ -143,7 +144,10 @@ async function relayCommand(argv: string[], env: Environment): Promise<void> {
     const { values } = parseCommand(RELAY, argv);
     const port = Number(values['port']);
     if (!/^\d+$/.test(String(values['port'])) || port > 65535) throw new FlagError(`--port: "${String(values['port'])}" is not a port; expected an integer from 0 to 65535`);
-    return { port, host: String(values['host']) };
+    const store = typeof values['store'] === 'string' ? values['store'] : undefined;
+    const problem = store !== undefined ? storeUrlProblem(store) : undefined;
+    if (problem) throw new FlagError(`--store: ${problem}`);
+    return { port, host: String(values['host']), store };
   });
   const { runRelay } = await import('./relay-command.js');
   await runRelay(opts, createLogger(env.logLevel ?? 'info'));

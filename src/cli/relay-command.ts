@@ -6,10 +6,11 @@ import { defaultConsoleDir } from '../relay/static-files.js';
 export interface RelayOptions {
   host: string;
   port: number;
+  store: string | undefined;
 }
 
 export async function runRelay(opts: RelayOptions, logger: Logger): Promise<void> {
-  const relay = await startRelay({ host: opts.host, port: opts.port, logger, consoleDir: defaultConsoleDir() });
+  const relay = await startRelay({ host: opts.host, port: opts.port, logger, consoleDir: defaultConsoleDir(), store: opts.store });
   // A script waits for this line to learn the port (--port 0).
   logger.info({ url: relay.url }, `relay listening at ${relay.url}`);
   const stop = () => {

@@ -1,13 +1,15 @@
 // Who is connected to this relay: one bridged server per route, any number of clients per route,
-// each client known to its server by a connection id. Nothing here is read from a frame's
-// payload; the table is the relay's whole state and dies with the process (stateless by design:
-// both sides reconnect after a restart).
+// each client known to its server by a connection id. A client is a link with send/close: a
+// WebSocket here, or (with --store) a client of another relay, reached over Redis (mesh.ts).
+// Nothing here is read from a frame's payload; the table dies with the process (stateless by
+// design: both sides reconnect after a restart).
 import type { WebSocket } from 'ws';
 
 export interface ClientLink {
   cid: number;
   route: string;
-  socket: WebSocket;
+  send(payload: Buffer): void;
+  close(code: number, reason: string): void;
 }
 
 export class RoutingTable {
@@ -33,10 +35,11 @@ export class RoutingTable {
     return [...this.clients.values()].filter((c) => c.route === route);
   }
 
-  addClient(route: string, socket: WebSocket): ClientLink {
-    const link = { cid: this.nextCid, route, socket };
+  addClient(route: string, make: (cid: number) => Omit<ClientLink, 'cid' | 'route'>): ClientLink {
+    const cid = this.nextCid;
     this.nextCid = this.nextCid >= 0xffffffff ? 1 : this.nextCid + 1;
-    this.clients.set(link.cid, link);
+    const link = { cid, route, ...make(cid) };
+    this.clients.set(cid, link);
     return link;
   }
 

@@ -12,6 +12,7 @@ import { FrameCipher, fromB64url, parsePairingLink, toB64url, type BridgeDevice 
 import { FerretClient } from '../support/ferret-client.mjs';
 import { eachTest } from '../support/per-test.js';
 import { CHIMERA } from '../support/spawn.mjs';
+import { startRedis } from '../support/redis.mjs';
 import { until } from '../support/until.js';
 import { writeScript } from '../support/temp.mjs';
 
@@ -41,8 +42,8 @@ describe('cloud bridge', () => {
   afterEach(async () => {
     await Promise.all(started.splice(0).map((s) => s.stop()));
   });
-  const relay = async (port = 0): Promise<RelayProc> => {
-    const r = await startRelay(port);
+  const relay = async (port = 0, args: string[] = []): Promise<RelayProc> => {
+    const r = await startRelay(port, args);
     started.push(r);
     return r;
   };
@@ -237,5 +238,27 @@ describe('cloud bridge', () => {
     const again = tunnelClient(srv.link);
     adopt({ close: async () => again.tunnel.close() });
     await expect(again.ferret.listSessions()).rejects.toThrow(/bridge/);
+  });
+
+  it('two relays on one Redis: ferret dialled into relay A, the client on relay B, the turn works', async () => {
+    const redis = await startRedis({ persistence: false });
+    adopt({ close: () => redis.close() });
+    const a = await relay(0, ['--store', redis.url]);
+    const b = await relay(0, ['--store', redis.url]);
+    const srv = await bridged(a.url, WRITE('across relays\n'));
+    const { tunnel, ferret } = tunnelClient(srv.link, { relay: b.url });
+    adopt({ close: async () => tunnel.close() });
+    const { sessionId: id } = await ferret.createSession({});
+    expect((await ferret.listSessions()).sessions.map((s) => s.sessionId)).toEqual([id]);
+    const frames = untilResult(ferret, id, async (f) => {
+      if (f.event === 'loop_event' && f.data.kind === 'permission_request') await ferret.answerPermission(id, f.data.id, 'allow');
+    });
+    await ferret.sendMessage(id, 'write it', { wait: false });
+    expect((await frames).at(-1)).toMatchObject({ event: 'result', data: { stopReason: 'end_turn' } });
+    expect(readFileSync(join(env.ws, 'notes.txt'), 'utf8')).toBe('across relays\n');
+    // Relay B holds the client, relay A the server.
+    const health = async (r: RelayProc) => (await (await fetch(`${r.url.replace('ws:', 'http:')}/health`)).json()) as { servers: number; clients: number };
+    expect(await health(a)).toMatchObject({ servers: 1, clients: 1 });
+    expect(await health(b)).toMatchObject({ servers: 0 });
   });
 });

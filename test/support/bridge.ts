@@ -18,8 +18,8 @@ export interface RelayProc {
 }
 
 /** `chimera ferret relay --port PORT` (0: a free one), resolved once it listens. */
-export async function startRelay(port = 0, env: NodeJS.ProcessEnv = {}): Promise<RelayProc> {
-  const child = track(spawn(process.execPath, [CHIMERA, 'ferret', 'relay', '--port', String(port)], { env: { ...process.env, FERRET_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+export async function startRelay(port = 0, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RelayProc> {
+  const child = track(spawn(process.execPath, [CHIMERA, 'ferret', 'relay', '--port', String(port), ...args], { env: { ...process.env, FERRET_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
   const log = new StderrLog(child.stderr);
   const url = await log.waitFor((t) => /relay listening at (ws:\/\/127\.0\.0\.1:\d+)/.exec(t)?.[1], 15_000, 'the relay listening line');
   return { url, port: Number(new URL(url).port), child, log, stop: (signal = 'SIGTERM') => stopChild(child, signal) };

@@ -36,7 +36,7 @@ async function untilResult(ferret: FerretApiClient, id: string, onFrame: (f: Sse
   return frames;
 }
 
-describe('cloud bridge', () => {
+describe('cloud bridge', { timeout: 60_000 }, () => {
   const { env, adopt } = eachTest(() => ({ close: async () => {} }));
   const started: { stop(): Promise<unknown> }[] = [];
   afterEach(async () => {

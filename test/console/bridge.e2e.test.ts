@@ -72,6 +72,12 @@ describe('the web console through the cloud bridge', () => {
     await prompt.locator('button', { hasText: 'Allow once' }).click();
     await page.locator('.tool .dl-add', { hasText: 'written from a phone' }).waitFor({ timeout: 15_000 });
     await page.locator('.msg-agent strong', { hasText: 'done' }).waitFor({ timeout: 15_000 });
+    // The sidebar says the bridge is up, with this browser as the connected device, and offers the link.
+    const panel = page.locator('section[data-bridge=attached]');
+    await panel.waitFor({ timeout: 10_000 });
+    expect(await panel.locator('[data-devices]').innerText()).toBe('1');
+    await panel.locator('summary', { hasText: 'Pair a device' }).click();
+    expect(await panel.locator('[data-pairing]').innerText()).toBe(srv.link);
     await page.screenshot({ path: join(SHOTS, '3-diff-and-result.png') });
     expect(readFileSync(join(env.ws, 'notes.md'), 'utf8')).toBe('written from a phone\n');
 

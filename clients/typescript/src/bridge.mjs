@@ -205,7 +205,8 @@ export class BridgeTunnel {
   /** A fetch over the tunnel: same-origin paths (or absolute URLs, whose path is used). */
   async fetch(input, init = {}) {
     const req = typeof input === 'object' && 'url' in input ? input : undefined;
-    const url = new URL(req ? req.url : String(input), 'http://bridge.ferret');
+    // Only the path and query travel; the base is a placeholder for relative paths.
+    const url = new URL(req ? req.url : String(input), 'bridge:/');
     const method = (init.method ?? req?.method ?? 'GET').toUpperCase();
     const headers = {};
     new Headers(init.headers ?? req?.headers ?? {}).forEach((v, k) => (headers[k] = v));

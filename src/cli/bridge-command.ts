@@ -1,11 +1,16 @@
 // `chimera ferret bridge pair|devices|revoke ID`: the bridge's devices, kept under CHIMERA_HOME
 // (transports/bridge/identity.ts). A running server sees the change at once (it watches the file).
 import { loadIdentity, revokeDevice, rotatePairing, routeOf } from '../transports/bridge/identity.js';
-import { pairingUrl } from '../core/index.js';
+import { pairingUrl, relayUrlProblem } from '../core/index.js';
 import { terminalQr } from './qr.js';
 
 export function bridgeCommand(action: string, arg: string | undefined, home: string, relayFlag: string | undefined, out: (s: string) => void, err: (s: string) => void): number {
   if (action === 'pair') {
+    const problem = relayFlag !== undefined ? relayUrlProblem(relayFlag) : undefined;
+    if (problem) {
+      err(`chimera ferret bridge pair: --relay: ${problem}\n`);
+      return 2;
+    }
     const relay = relayFlag ?? loadIdentity(home).relay;
     if (!relay) {
       err('chimera ferret bridge pair: no relay known yet: give --relay wss://HOST, or start `chimera ferret serve --bridge wss://HOST` once\n');

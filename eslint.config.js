@@ -69,8 +69,12 @@ export default tseslint.config(
   ...layer('src/core/**/*.ts', 'core imports everything but cli and transports', ['transports', 'cli']),
   // The one SSE writer, shared by the HTTP API's event streams and ACP over HTTP's: a leaf both transports may import.
   ...layer('src/transports/sse/**/*.ts', 'the SSE writer imports nothing of ours', ['util', 'protocol', 'core', 'providers', 'store', 'sandbox', 'tools', 'acp', 'http', 'cli']),
-  ...layer('src/transports/acp/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'http'], true),
-  ...layer('src/transports/http/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'acp'], true),
+  ...layer('src/transports/acp/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'http', 'bridge', 'relay'], true),
+  ...layer('src/transports/http/**/*.ts', 'a transport imports only core/index and protocol, never another transport', ['providers', 'store', 'sandbox', 'tools', 'cli', 'acp', 'bridge', 'relay'], true),
+  // The cloud bridge carries the HTTP API: it may build the HTTP app (never ACP's insides).
+  ...layer('src/transports/bridge/**/*.ts', 'the bridge imports only core/index, protocol and the HTTP app', ['providers', 'store', 'sandbox', 'tools', 'cli', 'acp', 'relay'], true),
+  // The relay is its own server: it knows the frame format (protocol) and the fleet's Redis connection, nothing of ferret's core.
+  ...layer('src/relay/**/*.ts', 'the relay imports only protocol and the Redis connection', ['util', 'core', 'providers', 'sandbox', 'tools', 'transports', 'cli']),
   ...layer('src/cli/**/*.ts', 'cli imports only cli, core/index, protocol and the transports', ['providers', 'store', 'sandbox', 'tools'], true),
   // Tests outside the sandbox use its door too (the sandbox's own tests may import their neighbours).
   { files: ['src/**/*.test.ts', 'test/**/*.ts'], ignores: ['src/sandbox/**'], rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX_DOOR] }] } },

@@ -1,6 +1,6 @@
 // The CLI itself: commands, flags, and the lazy load of what each command runs. The bin
 // (boot.ts, dist/cli/main.js) sets V8 up and loads this with the cached compiled code.
-import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES } from '../core/index.js';
+import { APPROVAL_PRESETS, BUILTIN_TOOL_IDS, SANDBOX_MODES, storeUrlProblem } from '../core/index.js';
 import { readEnvironment, type Environment } from './environment.js';
 import { createLogger } from './logger.js';
 import { FlagError, parseAgentOptions } from './agent-options.js';
@@ -25,11 +25,12 @@ const SERVE: CommandSpec = {
     { name: 'port', value: 'n', description: 'HTTP port; 0 picks a free one', default: '5173' },
     { name: 'host', value: 'h', description: 'HTTP bind address (non-loopback needs FERRET_SERVER_TOKEN)', default: '127.0.0.1' },
     { name: 'ide-schema', value: 'bool', description: 'true | false: IDE frames (progress/step, code/diff, terminal/output, editor/open_file) on SSE', default: 'true' },
-    { name: 'no-stdio', description: 'do not serve ACP on stdio (a headless HTTP daemon)' },
+    { name: 'no-stdio', description: 'do not serve ACP on stdio (a headless daemon: needs --http or --bridge)' },
     { name: 'permission-timeout', value: 'seconds', description: 'deny a permission question nobody answers in this time, with a notice (default: wait for a person)' },
     { name: 'client-timeout', value: 'seconds', description: 'how long an editor has to answer a file request before the tool call fails (default 30)' },
     { name: 'acp-legacy', description: 'send ACP v1 clients only the session updates ACP 0.4 knew (no usage_update, config_option_update): for editors on @zed-industries/agent-client-protocol 0.4 (default: $FERRET_ACP_LEGACY=1)' },
     { name: 'store', value: 'url', description: 'fleet mode: keep sessions and the audit log in Redis, redis://HOST:PORT/DB (default: $FERRET_STORE, config.json, else files under CHIMERA_HOME)' },
+    { name: 'bridge', value: 'url', description: 'cloud bridge: dial this relay, wss://HOST[:PORT] (ws:// only to loopback), so paired devices reach this server with no open port; prints a pairing link on stderr (default: config.json bridge.relay)' },
   ],
   after:
     '\nEnvironment:\n  CHIMERA_HOME         state root (default ~/.chimera)\n  FERRET_MODEL         default model\n  FERRET_STORE         fleet store, redis://HOST:PORT/DB (as --store)\n  FERRET_FLEET_SECRET  fleet mode: the secret every server of the fleet shares (32+ chars)\n  FERRET_ACP_LEGACY    1: as --acp-legacy\n  FERRET_SERVER_TOKEN  Bearer token for HTTP\n  FERRET_LOG_LEVEL     pino level for stderr logs (default info)\n  FERRET_CODE_CACHE    0: keep no compiled code in CHIMERA_HOME/ferret/code-cache\n\nExamples:\n  chimera ferret serve --sandbox workspace-write --approval auto\n  chimera ferret serve --http --port 0 --model scripted:demo.json',
@@ -51,6 +52,31 @@ const EXEC: CommandSpec = {
   ],
 };
 
+const RELAY: CommandSpec = {
+  path: ['ferret', 'relay'],
+  description: 'Run a cloud-bridge relay: pairs remote browsers and bots with ferret servers that dialled in with --bridge, moving their end-to-end encrypted frames; serves the web console. Keeps nothing it could read (docs/cloud-bridge.md).',
+  flags: [
+    { name: 'port', value: 'n', description: 'port to listen on; 0 picks a free one', default: '8443' },
+    { name: 'host', value: 'h', description: 'bind address (put TLS in front of a public relay)', default: '127.0.0.1' },
+    { name: 'store', value: 'url', description: 'share routing with other relays through Redis, redis://HOST:PORT/DB: a client on any of them reaches a ferret on another' },
+  ],
+};
+
+const BRIDGE_ACTIONS: Record<string, CommandSpec> = {
+  pair: {
+    path: ['ferret', 'bridge', 'pair'],
+    description: 'Show a new pairing link and QR code on stderr (the previous link stops working).',
+    flags: [{ name: 'relay', value: 'url', description: 'the relay the link points at (default: the one serve --bridge last dialled)' }],
+  },
+  devices: { path: ['ferret', 'bridge', 'devices'], description: 'List the paired devices: id, name, when paired.', flags: [] },
+  revoke: {
+    path: ['ferret', 'bridge', 'revoke'],
+    description: 'Forget a paired device: a running server drops it at once, and the pairing link changes.',
+    argument: { name: 'id', description: 'the device id (from `bridge devices`)' },
+    flags: [],
+  },
+};
+
 const CHIMERA_HELP = groupHelp(
   [],
   'chimera: coding agents. `chimera ferret serve` runs the ferret agent server.',
@@ -60,6 +86,8 @@ const CHIMERA_HELP = groupHelp(
 const FERRET_HELP = groupHelp(['ferret'], 'ferret: a coding-agent server for editors (ACP on stdio) and bots (HTTP+SSE)', [
   { usage: 'serve [options]', description: SERVE.description },
   { usage: 'exec [options] [prompt]', description: EXEC.description },
+  { usage: 'relay [options]', description: 'Run a cloud-bridge relay (docs/cloud-bridge.md).' },
+  { usage: 'bridge pair|devices|revoke ID', description: "The cloud bridge's pairing link and paired devices." },
 ]);
 
 async function serveCommand(argv: string[], env: Environment): Promise<void> {
@@ -111,6 +139,27 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(parts).toString('utf8');
 }
 
+async function relayCommand(argv: string[], env: Environment): Promise<void> {
+  const opts = await flags('relay', async () => {
+    const { values } = parseCommand(RELAY, argv);
+    const port = Number(values['port']);
+    if (!/^\d+$/.test(String(values['port'])) || port > 65535) throw new FlagError(`--port: "${String(values['port'])}" is not a port; expected an integer from 0 to 65535`);
+    const store = typeof values['store'] === 'string' ? values['store'] : undefined;
+    const problem = store !== undefined ? storeUrlProblem(store) : undefined;
+    if (problem) throw new FlagError(`--store: ${problem}`);
+    return { port, host: String(values['host']), store };
+  });
+  const { runRelay } = await import('./relay-command.js');
+  await runRelay(opts, createLogger(env.logLevel ?? 'info'));
+}
+
+async function bridgeCommand(spec: CommandSpec, argv: string[], env: Environment): Promise<void> {
+  const parsed = await flags('bridge', async () => parseCommand(spec, argv));
+  const { bridgeCommand: run } = await import('./bridge-command.js');
+  const relay = typeof parsed.values['relay'] === 'string' ? parsed.values['relay'] : undefined;
+  process.exitCode = run(spec.path[2] ?? '', parsed.argument, env.home, relay, (s) => process.stdout.write(s), (s) => process.stderr.write(s));
+}
+
 /** Whether one of `words` comes before a `--` (after it, `--help` is a prompt's text). */
 function asked(argv: string[], ...words: string[]): boolean {
   const end = argv.indexOf('--');
@@ -144,12 +193,18 @@ async function main(argv: string[]): Promise<void> {
     if (help || wantsHelp(argv)) return show(FERRET_HELP);
     return fail(command === undefined ? 'a ferret command is needed: serve or exec' : `unknown option '${command}'`, FERRET_HELP);
   }
-  const spec = command === 'serve' ? SERVE : command === 'exec' ? EXEC : undefined;
+  if (command === 'bridge') {
+    const bridgeSpec = BRIDGE_ACTIONS[rest[0] ?? ''];
+    if (!bridgeSpec) return fail(`ferret bridge needs an action: pair, devices or revoke ID`, FERRET_HELP);
+    if (help || wantsHelp(rest)) return show(commandHelp(bridgeSpec));
+    return bridgeCommand(bridgeSpec, rest.slice(1), readEnvironment());
+  }
+  const spec = command === 'serve' ? SERVE : command === 'exec' ? EXEC : command === 'relay' ? RELAY : undefined;
   if (!spec) return fail(`unknown command 'ferret ${command}'`, FERRET_HELP);
   if (help || wantsHelp(rest)) return show(commandHelp(spec));
   // The environment, read once: what the core and the transports take of it comes from here.
   const env = readEnvironment();
-  return spec === SERVE ? serveCommand(rest, env) : execCommand(rest, env);
+  return spec === SERVE ? serveCommand(rest, env) : spec === RELAY ? relayCommand(rest, env) : execCommand(rest, env);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -30,3 +30,18 @@ describe('--store / FERRET_STORE / config.json store', () => {
     expect(bad.error?.issues[0]).toMatchObject({ path: ['store'], message: expect.stringMatching(/names no host/) });
   });
 });
+
+describe('--bridge / config.json bridge.relay', () => {
+  it('takes a wss:// relay, or ws:// to loopback; refuses plain ws:// elsewhere, naming the flag', () => {
+    expect(parse({}).bridge).toBeUndefined();
+    expect(parse({ bridge: 'wss://relay.example.com' }).bridge).toBe('wss://relay.example.com');
+    expect(parse({ bridge: 'ws://127.0.0.1:9000', stdio: false }).bridge).toBe('ws://127.0.0.1:9000');
+    expect(() => parse({ bridge: 'ws://relay.example.com' })).toThrow(/^--bridge: plain ws:\/\/ is allowed only to a loopback relay; use wss:\/\/relay\.example\.com$/);
+  });
+
+  it('config.json: validated by the schema', () => {
+    expect(ConfigSchema.parse({ bridge: { relay: 'wss://r.example' } }).bridge).toEqual({ relay: 'wss://r.example' });
+    const bad = ConfigSchema.safeParse({ bridge: { relay: 'ws://r.example' } });
+    expect(bad.error?.issues[0]).toMatchObject({ path: ['bridge', 'relay'], message: expect.stringMatching(/loopback/) });
+  });
+});

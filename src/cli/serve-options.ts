@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storeUrlProblem } from '../core/index.js';
+import { relayUrlProblem, storeUrlProblem } from '../core/index.js';
 import { AgentFlagsSchema, FlagError, parseAgentOptions, seconds, type AgentOptions } from './agent-options.js';
 
 export { FlagError } from './agent-options.js';
@@ -14,6 +14,7 @@ const ServeFlagsSchema = AgentFlagsSchema.extend({
   clientTimeout: z.string().optional(),
   acpLegacy: z.boolean().default(false),
   store: z.string().optional(),
+  bridge: z.string().optional(),
 });
 
 export interface ServeOptions extends AgentOptions {
@@ -28,6 +29,8 @@ export interface ServeOptions extends AgentOptions {
   acpLegacy: boolean;
   /** Fleet mode's Redis (--store, else FERRET_STORE); undefined = config.json's `store`, else files under CHIMERA_HOME. */
   store: string | undefined;
+  /** The cloud bridge's relay (--bridge); undefined = config.json's `bridge.relay`, else no bridge. */
+  bridge: string | undefined;
 }
 
 /** `env`: the environment's copy (FERRET_STORE, FERRET_ACP_LEGACY). */
@@ -38,7 +41,8 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[], e
   if (!/^\d+$/.test(f.port) || port > 65535) throw new FlagError(`--port: "${f.port}" is not a port; expected an integer from 0 to 65535`);
   const ide = f.ideSchema.toLowerCase();
   if (ide !== 'true' && ide !== 'false') throw new FlagError(`--ide-schema: "${f.ideSchema}"; expected true or false`);
-  if (!f.stdio && !f.http) throw new FlagError('--no-stdio: needs --http, or ferret would serve nothing');
+  const relayProblem = f.bridge !== undefined ? relayUrlProblem(f.bridge) : undefined;
+  if (relayProblem) throw new FlagError(`--bridge: ${relayProblem}`);
   const envStore = env['FERRET_STORE'] || undefined;
   const store = f.store ?? envStore;
   const problem = store !== undefined ? storeUrlProblem(store) : undefined;
@@ -53,5 +57,6 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[], e
     clientTimeoutMs: seconds('--client-timeout', f.clientTimeout),
     acpLegacy: f.acpLegacy || env['FERRET_ACP_LEGACY'] === '1',
     store,
+    bridge: f.bridge,
   };
 }

@@ -23,6 +23,9 @@ function fleetSecret(secret: string | undefined): string {
 /** The composition root: builds the core once and starts the transports that share it. */
 export async function serve(opts: ServeOptions, logger: Logger, env: Environment): Promise<void> {
   const { config } = readServerConfig(env.home);
+  // The cloud bridge (--bridge, else config.json bridge.relay): a transport that needs no port.
+  const relay = opts.bridge ?? config.bridge?.relay;
+  if (!opts.stdio && !opts.http && relay === undefined) throw new Error('--no-stdio: needs --http or --bridge, or ferret would serve nothing');
   // Fleet mode (--store, FERRET_STORE, config.json `store`): Redis, connected before anything is served; else files.
   const storeUrl = opts.store ?? config.store;
   // A fleet needs its shared secret: without one, anything that can write to Redis could drive every server.
@@ -88,6 +91,16 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     logger.info({ url: http.url }, 'listening');
   }
 
+  if (relay !== undefined) {
+    const [{ startBridge }, { terminalQr }] = await Promise.all([import('../transports/bridge/bridge.js'), import('./qr.js')]);
+    const bridge = await startBridge({ relay, home: env.home, manager, logger, version: VERSION, sandbox: opts.sandbox, ideSchema: opts.ideSchema });
+    core.reportBridge(() => bridge.status());
+    closers.push(() => bridge.close());
+    // stderr, never stdout (the ACP channel): one line a script can find, then the code to scan.
+    const link = bridge.status().pairingUrl ?? '';
+    process.stderr.write(`ferret bridge: to pair a device, open ${link}\n${terminalQr(link)}`);
+  }
+
   if (opts.stdio) {
     // Started at a terminal, by a person rather than an editor: say what it waits for (stderr: stdout is the protocol).
     if (process.stdin.isTTY) process.stderr.write(`ferret ${VERSION} speaks ACP (JSON-RPC) on stdin/stdout, for an editor to drive; Ctrl-C stops it.\n`);
@@ -95,6 +108,7 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     closers.push(() => channel.drain());
     const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs, legacyUpdates: opts.acpLegacy });
     void conn.run().then(() => {
+      // The editor that started us is gone: a bridge beside it goes too (--no-stdio keeps a bridged daemon).
       if (!opts.http) void stop('stdin closed');
       else logger.info('stdin closed; HTTP keeps serving');
     });

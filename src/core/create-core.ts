@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { createProviderFactories, type FactoryTuning } from '../providers/registry.js';
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
-import { isInside, type AgentMode, type ApprovalPreset, type FerretConfig, type SandboxMode } from '../protocol/index.js';
+import { isInside, type AgentMode, type ApprovalPreset, type BridgeStatus, type FerretConfig, type SandboxMode } from '../protocol/index.js';
 import { adoptLiveEnviron, bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, type RuleSet } from '../sandbox/index.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
@@ -93,6 +93,8 @@ export interface Core {
   readonly defaults: SessionDefaults;
   /** Settings the transports apply (from config.json or flags). */
   readonly settings: CoreSettings;
+  /** Where `bridgeStatus()` reads the cloud bridge's state from (the CLI starts the bridge after the core). */
+  reportBridge(source: () => BridgeStatus): void;
   /** Cancels running turns, flushes every log, closes MCP servers. */
   close(): Promise<void>;
 }
@@ -168,6 +170,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     home,
     defaults,
     settings: { clientRequestTimeoutMs: opts.clientRequestTimeoutMs ?? config.clientRequestTimeoutMs ?? 30_000 },
+    reportBridge: (source) => manager.reportBridge(source),
     close: () =>
       (closing ??= (async () => {
         warmer?.stop();

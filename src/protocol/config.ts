@@ -1,5 +1,6 @@
 // config.json's shape: the one schema the file is validated with at start-up.
 import { z } from 'zod';
+import { relayUrlProblem } from './bridge.js';
 import { lazySchema } from './lazy-schema.js';
 import { PricingSchema, ReasoningEffortSchema } from './types.js';
 
@@ -67,6 +68,16 @@ export const ConfigSchema = lazySchema(() =>
       store: StoreUrlSchema.optional(),
       /** Fleet mode: the secret every server of the fleet shares (32 bytes or more; FERRET_FLEET_SECRET wins). Never stored in Redis. */
       fleet: z.object({ secret: z.string().min(32, 'the fleet secret must be 32 characters or more (e.g. `openssl rand -hex 32`)').optional() }).strict().optional(),
+      /** The cloud bridge: the relay this server dials on start (wss://, or ws:// to loopback); --bridge overrides it. */
+      bridge: z
+        .object({
+          relay: z.string().superRefine((v, ctx) => {
+            const problem = relayUrlProblem(v);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
+          }),
+        })
+        .strict()
+        .optional(),
       providers: z.record(z.string(), ProviderConfigSchema).default({}),
       rules: z
         .object({

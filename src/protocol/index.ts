@@ -13,3 +13,4 @@ export * from './ferret-wire.js';
 export * from './ferret-update.js';
 export * from './commands.js';
 export * from './lazy-schema.js';
+export * from './bridge.js';

@@ -97,7 +97,7 @@ describe('ferret dialect: permissions, cancel, control methods, persistence', ()
     const sb = await srv.call('session/setSandbox', { sessionId: id, mode: 'danger-full-access' });
     expect(sb['mode']).toBe('workspace-write');
     expect(sb['message']).toMatch(/restart required/);
-    expect(await srv.call('session/bridgeStatus', { sessionId: id })).toEqual({ attached: false });
+    expect(await srv.call('session/bridgeStatus', { sessionId: id })).toEqual({ attached: false, relay: null, pairingUrl: null, devices: 0, lastError: null, reconnects: 0 });
     expect(await srv.call('session/setMode', { sessionId: id, mode: 'plan' })).toEqual({ mode: 'plan' });
 
     const unknown = await srv.request('session/fly', {});

@@ -28,7 +28,7 @@ describe('ferret dialect: a turn with real tools', () => {
     srv = start([]);
     const r = await srv.call('initialize', {});
     expect(r['protocolVersion']).toBe('0.2');
-    expect(r['capabilities']).toEqual({ sandbox: true, approval: true, streaming: true, cancellation: true, bridge: true });
+    expect(r['capabilities']).toEqual({ sandbox: true, approval: true, streaming: true, cancellation: true, bridge: false });
   });
 
   it('streams chunks, the edit with a real diff, the command, cost, then turn_end, and replies', async () => {

@@ -77,7 +77,7 @@ describe('HTTP API: auth, routes, errors', () => {
     expect(await ferret.setMode(id, 'plan')).toEqual({ mode: 'plan' });
     expect(await ferret.setApproval(id, 'suggest')).toEqual({ old: 'full-auto', new: 'suggest' });
     expect(await ferret.getSandbox(id)).toEqual({ mode: 'workspace-write' });
-    expect(await ferret.getBridge(id)).toEqual({ attached: false });
+    expect(await ferret.getBridge(id)).toEqual({ attached: false, relay: null, pairingUrl: null, devices: 0, lastError: null, reconnects: 0 });
     const perm = (await ferret.answerPermission(id, 'perm-x', 'allow').catch((e: unknown) => e)) as FerretHttpError;
     expect(perm.status).toBe(404);
     expect(perm.code).toBe('permission_not_found');

@@ -125,3 +125,4 @@ export interface FerretApiClient {
 
 /** A client for one ferret server. */
 export declare function createFerretClient(opts: ClientOptions): FerretApiClient;
+export { BridgeTunnel, parsePairingLink, type BridgeDevice, type BridgeTunnelOptions } from './bridge.mjs';

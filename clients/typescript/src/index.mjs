@@ -7,6 +7,7 @@ import { FerretEventStream } from './sse.mjs';
 
 export { FerretHttpError, isFerretError } from './errors.mjs';
 export { FerretEventStream, SseParser, SseProtocolError, compareFrameIds, parseFrameId } from './sse.mjs';
+export { BridgeTunnel, parsePairingLink } from './bridge.mjs';
 
 /**
  * A client for one ferret server: `baseUrl` (e.g. http://127.0.0.1:5173) and the bearer `token`

@@ -539,6 +539,14 @@ export interface components {
             /** @enum {string} */
             new: "suggest" | "auto" | "full-auto";
         };
+        BridgeStatus: {
+            attached: boolean;
+            relay: string | null;
+            pairingUrl: string | null;
+            devices: number;
+            lastError: string | null;
+            reconnects: number;
+        };
         ModelList: {
             /** @description The server's default model (what a session gets when none is given) */
             default: string;
@@ -2586,9 +2594,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        attached: boolean;
-                    };
+                    "application/json": components["schemas"]["BridgeStatus"];
                 };
             };
             /** @description Invalid input (error.code invalid_params); the message names the field */

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { BridgePanel } from './bridge-panel.js';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, errorText, FerretHttpError } from '../api.js';
 import { SessionStore } from '../session-store.js';
@@ -267,6 +268,7 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
           <dd>{store.turns.length}</dd>
         </dl>
         <TurnChart turns={store.turns} />
+        <BridgePanel sessionId={id} />
       </aside>
     </main>
   );

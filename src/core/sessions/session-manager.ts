@@ -1,4 +1,4 @@
-import { FerretError, isFerretError, SESSION_ID_PATTERN, SLASH_COMMANDS, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
+import { FerretError, isFerretError, NO_BRIDGE, SESSION_ID_PATTERN, SLASH_COMMANDS, type BridgeStatus, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
 import { logSkipped } from '../commands/skipped-notices.js';
 import { scanTeamCommands } from '../commands/team-commands.js';
 import type { StoreStatus } from '../../store/session-store.js';
@@ -216,6 +216,17 @@ export class SessionManager implements Sessions {
   /** What GET /health says of the store. */
   storeStatus(): StoreStatus {
     return this.deps.store.status();
+  }
+
+  private bridgeSource: (() => BridgeStatus) | undefined;
+
+  /** The bridge's state; the bridge itself is a transport the CLI starts and reports here (Core.reportBridge). */
+  bridgeStatus(): BridgeStatus {
+    return this.bridgeSource?.() ?? NO_BRIDGE;
+  }
+
+  reportBridge(source: () => BridgeStatus): void {
+    this.bridgeSource = source;
   }
 
   async delete(id: string): Promise<void> {

@@ -55,7 +55,7 @@ export class FerretDialect implements Dialect {
     parseParams(P.initialize, params);
     return {
       protocolVersion: FERRET_PROTOCOL_VERSION,
-      capabilities: { sandbox: true, approval: true, streaming: true, cancellation: true, bridge: true },
+      capabilities: { sandbox: true, approval: true, streaming: true, cancellation: true, bridge: this.ctx.manager.bridgeStatus().relay !== null },
       serverInfo: { name: 'ferret', version: this.ctx.version },
     };
   }
@@ -122,7 +122,7 @@ export class FerretDialect implements Dialect {
       case 'session/bridgeStatus': {
         const p = parseParams(P.bridgeStatus, params);
         this.session(p.sessionId);
-        return { attached: false };
+        return m.bridgeStatus();
       }
       case 'session/commands': {
         // The `/` menu: the built-ins, then the workspace's and the person's command files (read now).

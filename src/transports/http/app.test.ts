@@ -403,7 +403,7 @@ describe('the knobs', () => {
     const id = await newSession();
     expect((await call('GET', `/session/${id}/sandbox`)).json()).toEqual({ mode: 'workspace-write' });
     const bridge = await call('GET', `/session/${id}/bridge`);
-    expect({ status: bridge.statusCode, body: bridge.json() }).toEqual({ status: 200, body: { attached: false } });
+    expect({ status: bridge.statusCode, body: bridge.json() }).toEqual({ status: 200, body: { attached: false, relay: null, pairingUrl: null, devices: 0, lastError: null, reconnects: 0 } });
   });
 });
 

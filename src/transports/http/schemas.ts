@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   AdditionalDirectoriesSchema,
+  BridgeStatusSchema,
   AgentModeSchema,
   ApprovalPresetSchema,
   ReasoningEffortSchema,
@@ -138,7 +139,7 @@ export const PermissionBody = named(
   'PermissionAnswer',
   z.object({ id: z.string().min(1).describe('The permission request id (permission_request.id on the stream)'), decision: DecisionSchema }).strict(),
 );
-export const BridgeResult = z.object({ attached: z.boolean() });
+export const BridgeResult = named('BridgeStatus', BridgeStatusSchema);
 export const ModelList = named(
   'ModelList',
   z.object({

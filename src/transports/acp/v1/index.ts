@@ -212,12 +212,12 @@ class AcpV1Dialect implements Dialect {
       }
       case '_ferret/status': {
         const p = parseParams(P.session, params);
-        return sessionMeta(this.session(p.sessionId))[META_NS];
+        return sessionMeta(this.session(p.sessionId), this.ctx.manager.bridgeStatus().attached)[META_NS];
       }
       case '_ferret/bridgeStatus': {
         const p = parseParams(P.session, params);
         this.session(p.sessionId);
-        return { attached: false };
+        return this.ctx.manager.bridgeStatus();
       }
       default:
         throw new RpcError(JSONRPC_METHOD_NOT_FOUND, `Method not found: ${method}`, { method });

@@ -75,7 +75,7 @@ export function configOptions(s: SessionHandle, manager: Sessions): SessionConfi
 }
 
 /** Ferret's extras for a session, under `_meta["ferret.dev"]` of session responses. */
-export function sessionMeta(s: SessionHandle): Record<string, unknown> {
+export function sessionMeta(s: SessionHandle, bridgeAttached: boolean): Record<string, unknown> {
   const st = s.state;
   return {
     [META_NS]: {
@@ -87,12 +87,12 @@ export function sessionMeta(s: SessionHandle): Record<string, unknown> {
       costUsd: st.costUsd,
       usage: st.usage,
       status: s.status,
-      bridge: { attached: false },
+      bridge: { attached: bridgeAttached },
     },
   };
 }
 
 /** The whole session-setup answer (new/load/resume): modes, options and extras. */
 export function sessionSetup(s: SessionHandle, manager: Sessions) {
-  return { modes: modeState(s), configOptions: configOptions(s, manager), _meta: sessionMeta(s) };
+  return { modes: modeState(s), configOptions: configOptions(s, manager), _meta: sessionMeta(s, manager.bridgeStatus().attached) };
 }

@@ -77,6 +77,6 @@ export function controlRoutes(app: ZodApp, ctx: HttpContext): void {
     schema: { operationId: 'getBridge', tags: ['settings'], summary: 'Cloud-bridge state', params: SessionParams, response: { 200: BridgeResult, ...sessionErrors } },
   }, async (req) => {
     m.get(req.params.id);
-    return { attached: false };
+    return m.bridgeStatus();
   });
 }

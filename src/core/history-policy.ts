@@ -49,6 +49,9 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   turn_end: 'other',
   plan_updated: 'other',
   session_info: 'other',
+  process_started: 'other',
+  process_output: 'other',
+  process_exited: 'other',
 };
 
 /**

@@ -154,6 +154,11 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'file_edit':
     case 'file_open':
     case 'notice':
+    // Background processes live in the session's process table, not in its folded state: after a
+    // load none of them runs any more (they end with the server that ran them).
+    case 'process_started':
+    case 'process_output':
+    case 'process_exited':
       return;
   }
 }

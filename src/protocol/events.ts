@@ -186,6 +186,33 @@ export const PlanUpdatedEvent = lazySchema(() =>
 /** The session's title: the person's first request, shortened; clients show it in their session lists. */
 export const SessionInfoEvent = lazySchema(() => ev('session_info', { title: z.string() }));
 
+/** A background process (bash with `background: true`) started: it runs past its call, owned by the session. */
+export const ProcessStartedEvent = lazySchema(() =>
+  ev('process_started', {
+    processId: z.string(),
+    /** The bash call that started it. */
+    callId: z.string().optional(),
+    command: z.string(),
+  }),
+);
+/** New output of a background process, batched (at most a few a second), as the log and replays keep it. */
+export const ProcessOutputEvent = lazySchema(() =>
+  ev('process_output', {
+    processId: z.string(),
+    stream: z.enum(['stdout', 'stderr']),
+    text: z.string(),
+  }),
+);
+/** A background process ended: on its own (`exited`), stopped by process_kill (`killed`), at a limit, or with its session. */
+export const ProcessExitedEvent = lazySchema(() =>
+  ev('process_exited', {
+    processId: z.string(),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().optional(),
+    reason: z.enum(['exited', 'killed', 'lifetime', 'session_end']),
+  }),
+);
+
 export const SessionEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
     built(SessionCreatedEvent),
@@ -212,6 +239,9 @@ export const SessionEventSchema = lazySchema(() =>
     built(TurnEndEvent),
     built(PlanUpdatedEvent),
     built(SessionInfoEvent),
+    built(ProcessStartedEvent),
+    built(ProcessOutputEvent),
+    built(ProcessExitedEvent),
   ]),
 );
 

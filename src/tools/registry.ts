@@ -10,6 +10,7 @@ import { openFileTool } from './open-file.js';
 import { updatePlanTool } from './update-plan.js';
 import { multiEditTool } from './multi-edit.js';
 import { applyPatchTool } from './apply-patch.js';
+import { processInputTool, processKillTool, processOutputTool } from './processes/process-tools.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
   bashTool,
@@ -23,6 +24,9 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   grepTool,
   openFileTool,
   updatePlanTool,
+  processOutputTool,
+  processInputTool,
+  processKillTool,
 ];
 
 export const BUILTIN_TOOL_IDS = BUILTIN_TOOLS.map((t) => t.id);

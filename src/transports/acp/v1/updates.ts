@@ -130,6 +130,13 @@ export class UpdateMapper {
       }
       case 'session_created':
         return [];
+      // Background processes: ACP has no update for a process that outlives its call; ferret's extension says it.
+      case 'process_started':
+        return this.ext('_ferret/process_started', { sessionId: e.sessionId, processId: e.data.processId, command: e.data.command, ...(e.data.callId ? { callId: e.data.callId } : {}) });
+      case 'process_output':
+        return this.ext('_ferret/process_output', { sessionId: e.sessionId, processId: e.data.processId, stream: e.data.stream, text: e.data.text });
+      case 'process_exited':
+        return this.ext('_ferret/process_exited', { sessionId: e.sessionId, processId: e.data.processId, exitCode: e.data.exitCode, reason: e.data.reason, ...(e.data.signal ? { signal: e.data.signal } : {}) });
     }
   }
 

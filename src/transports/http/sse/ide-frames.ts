@@ -93,6 +93,9 @@ export class IdeTranslator {
       case 'history_compacted':
       case 'plan_updated':
       case 'session_info':
+      case 'process_started':
+      case 'process_output':
+      case 'process_exited':
         return [];
     }
   }

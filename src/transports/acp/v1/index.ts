@@ -309,6 +309,7 @@ class AcpV1Dialect implements Dialect {
       notices: this.caps.session?.notices != null,
       compaction: this.caps.session?.compaction != null,
       extensions: advertisedExtensions(this.caps),
+      terminal: this.caps.terminal === true,
     });
     this.links.set(s.id, link);
     link.attach(replay, mcpServers);

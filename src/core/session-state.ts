@@ -154,9 +154,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'file_edit':
     case 'file_open':
     case 'notice':
-    // Background processes live in the session's process table, not in its folded state: after a
-    // load none of them runs any more (they end with the server that ran them).
-    case 'process_started':
+    case 'process_started': // background processes live in the session's process table, not in its state
     case 'process_output':
     case 'process_exited':
       return;

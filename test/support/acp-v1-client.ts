@@ -148,31 +148,31 @@ export class V1Client {
         return {};
       })
       .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
-        this.terminalCalls.push({ method: 'terminal/create', params: params as unknown as Record<string, unknown> });
+        this.terminalCalls.push({ method: 'terminal/create', params: params });
         const id = `term_${this.terminals.size + 1}`;
         const proc = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, stdio: ['ignore', 'pipe', 'pipe'] });
         const t = { command: params.command, args: params.args ?? [], output: '', proc, exited: new Promise<number | null>((r) => proc.on('close', (code) => r(code))) };
-        proc.stdout!.on('data', (b: Buffer) => (t.output += b.toString()));
-        proc.stderr!.on('data', (b: Buffer) => (t.output += b.toString()));
+        proc.stdout.on('data', (b: Buffer) => (t.output += b.toString()));
+        proc.stderr.on('data', (b: Buffer) => (t.output += b.toString()));
         this.terminals.set(id, t);
         return { terminalId: id };
       })
       .onRequest(acp.methods.client.terminal.output, async ({ params }) => {
-        this.terminalCalls.push({ method: 'terminal/output', params: params as unknown as Record<string, unknown> });
+        this.terminalCalls.push({ method: 'terminal/output', params: params });
         return { output: this.terminals.get(params.terminalId)?.output ?? '', truncated: false };
       })
       .onRequest(acp.methods.client.terminal.release, async ({ params }) => {
-        this.terminalCalls.push({ method: 'terminal/release', params: params as unknown as Record<string, unknown> });
+        this.terminalCalls.push({ method: 'terminal/release', params: params });
         this.terminals.get(params.terminalId)?.proc.kill('SIGKILL');
         return {};
       })
       .onRequest(acp.methods.client.terminal.kill, async ({ params }) => {
-        this.terminalCalls.push({ method: 'terminal/kill', params: params as unknown as Record<string, unknown> });
+        this.terminalCalls.push({ method: 'terminal/kill', params: params });
         this.terminals.get(params.terminalId)?.proc.kill('SIGKILL');
         return {};
       })
       .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
-        this.terminalCalls.push({ method: 'terminal/wait_for_exit', params: params as unknown as Record<string, unknown> });
+        this.terminalCalls.push({ method: 'terminal/wait_for_exit', params: params });
         const code = await this.terminals.get(params.terminalId)?.exited;
         return { exitCode: code ?? null };
       })

@@ -791,6 +791,32 @@ export interface components {
             /** @constant */
             kind: "session_info";
             title: string;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "process_started";
+            id: string;
+            command: string;
+            call_id?: string;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "process_output";
+            id: string;
+            stdout?: string;
+            stderr?: string;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "process_exited";
+            id: string;
+            exit_code: number | null;
+            signal?: string;
+            /** @enum {string} */
+            reason: "exited" | "killed" | "lifetime" | "session_end";
         };
         PlanEntry: {
             content: string;

@@ -49,6 +49,7 @@ describe('background processes (stdio, ferret dialect)', () => {
         { chunks: ['reading'], toolCalls: [{ name: 'process_output', arguments: { id: 'proc_1' } }] },
         { chunks: ['escaping'], toolCalls: [{ name: 'process_input', arguments: { id: 'proc_1', text: 'ignored\n' } }] },
         { chunks: ['outside'], toolCalls: [{ name: 'bash', arguments: { command: 'echo x > /etc/ferret-bg-probe' } }] },
+        { chunks: ['network'], toolCalls: [{ name: 'bash', arguments: { command: 'curl -sS -m 3 http://1.1.1.1/ ; echo "curl exit $?"; tail -n +3 /proc/net/dev | cut -d: -f1' } }] },
         { chunks: ['stopping'], toolCalls: [{ name: 'process_kill', arguments: { id: 'proc_1' } }] },
         { chunks: ['again'], toolCalls: [{ name: 'process_output', arguments: { id: 'proc_1' } }] },
         { chunks: ['done'] },
@@ -65,8 +66,12 @@ describe('background processes (stdio, ferret dialect)', () => {
     expect(out[2]).toContain('"GET /hello.txt HTTP/1.1" 200');
     expect(out[3]).toBe('sent 8 characters to proc_1');
     expect(out[4]).toMatch(/Read-only file system/);
-    expect(out[5]).toMatch(/^proc_1 stopped \(stopped, exit code/);
-    expect(out[6]).toMatch(/^\[proc_1: stopped/);
+    // The shared namespace has loopback only: nothing outside is reached.
+    expect(out[5]).toMatch(/curl exit [1-9]/);
+    // Its interfaces (/proc/net is the namespace's own): loopback alone.
+    expect(out[5]!.split('curl exit')[1]!.replace(/\[exit code \d+\]/, '').trim().split(/\s+/)).toEqual(['7', 'lo']);
+    expect(out[6]).toMatch(/^proc_1 stopped \(stopped, exit code/);
+    expect(out[7]).toMatch(/^\[proc_1: stopped/);
     expect(pgrep(`http.server ${port}`)).toEqual([]);
 
     const ups = srv.updates(id);

@@ -147,6 +147,8 @@ export class V1Client {
         await writeFile(params.path, params.content);
         return {};
       })
+      .onNotification(acp.methods.client.session.update, ({ params }) => void this.updates.push(params))
+      .onNotification('*', () => {})
       .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
         this.terminalCalls.push({ method: 'terminal/create', params: params });
         const id = `term_${this.terminals.size + 1}`;
@@ -175,9 +177,7 @@ export class V1Client {
         this.terminalCalls.push({ method: 'terminal/wait_for_exit', params: params });
         const code = await this.terminals.get(params.terminalId)?.exited;
         return { exitCode: code ?? null };
-      })
-      .onNotification(acp.methods.client.session.update, ({ params }) => void this.updates.push(params))
-      .onNotification('*', () => {});
+      });
     this.conn = app.connect(tapped);
     this.agent = this.conn.agent;
   }

@@ -81,6 +81,18 @@ export interface TurnStat extends Usage {
   tokens: number;
 }
 
+/** A background process as the side panel lists it. */
+export interface ProcessRecord {
+  id: string;
+  command: string;
+  running: boolean;
+  exitCode?: number | null;
+  reason?: string;
+}
+
+/** Updates of background processes: they come between turns too, and never start one. */
+const PROCESS_KINDS: ReadonlySet<string> = new Set(['process_started', 'process_output', 'process_exited']);
+
 /** A tool card keeps the tail of its output past this many characters. */
 export const OUTPUT_KEEP = 200_000;
 const ZERO: Usage = { input: 0, output: 0, cache: 0, reasoning: 0, usd: 0 };
@@ -98,6 +110,8 @@ export class SessionStore {
   /** Tokens of the last model call (its prompt and reply): how full the context is. */
   contextUsed: number | undefined;
   approval: Approval | undefined;
+  /** Background processes the session started (bash `background: true`), running or ended, by id. */
+  processes = new Map<string, ProcessRecord>();
   /** The seq of the last update applied: a frame at or before it is never applied twice. */
   lastSeq = 0;
   /** Bumped on every change (the view re-renders on it). */
@@ -133,7 +147,7 @@ export class SessionStore {
   apply(u: FerretUpdate): void {
     if (u.seq <= this.lastSeq) return;
     this.lastSeq = u.seq;
-    if (u.kind !== 'turn_end' && !this.running) {
+    if (u.kind !== 'turn_end' && !PROCESS_KINDS.has(u.kind) && !this.running) {
       this.running = true;
       this.onNewTurn(this.promptSeq);
     }
@@ -250,6 +264,16 @@ export class SessionStore {
         if (this.planItem) this.planItem.entries = u.entries;
         else this.push((this.planItem = { kind: 'plan', key: `plan${u.seq}`, seq: u.seq, entries: u.entries }));
         return;
+      case 'process_started':
+        this.processes.set(u.id, { id: u.id, command: u.command, running: true });
+        return;
+      case 'process_exited': {
+        const p = this.processes.get(u.id);
+        if (p) Object.assign(p, { running: false, exitCode: u.exit_code, reason: u.reason });
+        return;
+      }
+      case 'process_output':
+        return; // read by the model with process_output; the panel lists what runs
     }
   }
 

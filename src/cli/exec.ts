@@ -126,7 +126,12 @@ function progress(e: SessionEvent): void {
     case 'history_compacted':
     case 'session_info':
     case 'subagent_chunk':
+    case 'process_output':
       return undefined;
+    case 'process_started':
+      return line(`  ⧗ background ${e.data.processId}: ${e.data.command.split('\n')[0]!.slice(0, 120)}`);
+    case 'process_exited':
+      return line(`  ⧗ ${e.data.processId} ended (${e.data.reason}${e.data.exitCode !== null ? `, exit ${e.data.exitCode}` : ''})`);
     case 'plan_updated':
       return line(`  plan: ${e.data.entries.map((p) => `${PLAN_MARK[p.status]} ${p.content}`).join('  ')}`);
   }

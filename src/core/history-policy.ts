@@ -50,6 +50,9 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   plan_updated: 'other',
   session_info: 'other',
   subagent_chunk: 'other',
+  process_started: 'other',
+  process_output: 'other',
+  process_exited: 'other',
 };
 
 /**

@@ -157,6 +157,9 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'file_open':
     case 'notice':
     case 'subagent_chunk':
+    case 'process_started': // background processes live in the session's process table, not in its state
+    case 'process_output':
+    case 'process_exited':
       return;
   }
 }

@@ -89,7 +89,19 @@ function status(host: TurnHost): string {
     `context: ${s.lastCallTokens} tokens in the last call`,
     `cost: $${s.costUsd.toFixed(4)} (tokens: ${u.input} input, ${u.output} output, ${u.cache} cached, ${u.reasoning} reasoning) · turns: ${s.turns}`,
     `workspace: ${s.cwd}`,
+    ...processLines(host),
   ].join('\n');
+}
+
+/** The session's background processes that still run, one a line (none: nothing is said). */
+function processLines(host: TurnHost): string[] {
+  const running = host.processes?.list().filter((p) => p.running) ?? [];
+  if (running.length === 0) return [];
+  const now = Date.now();
+  return [
+    `background processes: ${running.length}`,
+    ...running.map((p) => `  ${p.id} (${Math.round((now - p.startedAt) / 1000)} s): ${p.command.split('\n')[0]!.slice(0, 100)}`),
+  ];
 }
 
 async function compact(host: TurnHost, turnId: string, signal: AbortSignal): Promise<CommandOutcome> {

@@ -260,6 +260,7 @@ function context(host: TurnHost, run: ToolCallRun, tool: Tool, placed: Map<strin
     violation: (reason, path) => host.emit({ type: 'sandbox_violation', data: { callId, tool: tool.id, mode: sandbox, reason, ...(path ? { path } : {}) } }),
     plan: (entries) => host.emit({ type: 'plan_updated', data: { entries, callId } }),
     ledger: host.readLedger,
+    ...(host.processes ? { processes: host.processes } : {}),
     placed,
     ...(host.runSubagent ? { subagent: (req) => host.runSubagent!({ ...req, parentCallId: callId, turnId: run.turnId, signal: run.signal, files: run.files }) } : {}),
     ...(host.state.additionalDirectories?.length ? { roots: host.state.additionalDirectories } : {}),

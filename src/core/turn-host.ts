@@ -8,6 +8,7 @@ import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { ReadLedger, SubagentRequest, Tool, ToolOutcome } from '../tools/define.js';
 import type { McpPool } from '../tools/mcp-pool.js';
+import type { ProcessTable } from '../tools/processes/process-table.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { SessionFold } from './folds.js';
 import type { EditToolChoice } from './edit-tools.js';
@@ -73,6 +74,8 @@ export interface TurnHost {
   readonly promptMemo: PromptMemo;
   /** What the agent last saw of each file, for the stale-edit guard (tool-call/read-ledger.ts). */
   readonly readLedger: ReadLedger;
+  /** The session's background processes (absent where nothing owns them: a bare test host). */
+  readonly processes?: ProcessTable;
   emit<E extends EventDraft>(draft: E): EventOf<E['type']>;
   /** Waits for a person's answer to a permission request, from any client. */
   askPermission(requestId: string, signal: AbortSignal): Promise<{ decision: Decision; by: string } | 'cancelled'>;

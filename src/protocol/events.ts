@@ -211,6 +211,32 @@ export const SessionInfoEvent = lazySchema(() => ev('session_info', { title: z.s
  * Kept apart from message_chunk so no client mistakes it for the session's own answer.
  */
 export const SubagentChunkEvent = lazySchema(() => ev('subagent_chunk', { parentCallId: z.string(), text: z.string(), thought: z.boolean().optional() }));
+/** A background process (bash with `background: true`) started: it runs past its call, owned by the session. */
+export const ProcessStartedEvent = lazySchema(() =>
+  ev('process_started', {
+    processId: z.string(),
+    /** The bash call that started it. */
+    callId: z.string().optional(),
+    command: z.string(),
+  }),
+);
+/** New output of a background process, batched (at most a few a second), as the log and replays keep it. */
+export const ProcessOutputEvent = lazySchema(() =>
+  ev('process_output', {
+    processId: z.string(),
+    stream: z.enum(['stdout', 'stderr']),
+    text: z.string(),
+  }),
+);
+/** A background process ended: on its own (`exited`), stopped by process_kill (`killed`), at a limit, or with its session. */
+export const ProcessExitedEvent = lazySchema(() =>
+  ev('process_exited', {
+    processId: z.string(),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().optional(),
+    reason: z.enum(['exited', 'killed', 'lifetime', 'session_end']),
+  }),
+);
 
 export const SessionEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
@@ -239,6 +265,9 @@ export const SessionEventSchema = lazySchema(() =>
     built(PlanUpdatedEvent),
     built(SessionInfoEvent),
     built(SubagentChunkEvent),
+    built(ProcessStartedEvent),
+    built(ProcessOutputEvent),
+    built(ProcessExitedEvent),
   ]),
 );
 

@@ -127,6 +127,17 @@ const rows: Row[] = [
     { type: 'cost_update', data: { input: 5, output: 1, cache: 0, reasoning: 0, totalUsd: 0, parentCallId: 'c1' } },
     { ...base, kind: 'cost_update', input: 5, output: 1, cache: 0, reasoning: 0, total_usd: 0, parent_id: 'c1' },
   ],
+  [
+    'process_started: the id process_* tools take, the command and its call',
+    { type: 'process_started', data: { processId: 'proc_1', callId: 'c1', command: 'npm run dev' } },
+    { ...base, kind: 'process_started', id: 'proc_1', command: 'npm run dev', call_id: 'c1' },
+  ],
+  ['process_output: under the stream it came on', { type: 'process_output', data: { processId: 'proc_1', stream: 'stderr', text: 'listening' } }, { ...base, kind: 'process_output', id: 'proc_1', stderr: 'listening' }],
+  [
+    'process_exited: exit code, signal and why',
+    { type: 'process_exited', data: { processId: 'proc_1', exitCode: null, signal: 'SIGKILL', reason: 'killed' } },
+    { ...base, kind: 'process_exited', id: 'proc_1', exit_code: null, reason: 'killed', signal: 'SIGKILL' },
+  ],
 ];
 
 describe('toFerretUpdate', () => {

@@ -121,5 +121,20 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       if (e.data.thought) u['thought'] = true;
       return u as FerretUpdate;
     }
+    case 'process_started': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'process_started', id: e.data.processId, command: e.data.command };
+      if (e.data.callId !== undefined) u['call_id'] = e.data.callId;
+      return u as FerretUpdate;
+    }
+    case 'process_output': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'process_output', id: e.data.processId };
+      u[e.data.stream] = e.data.text;
+      return u as FerretUpdate;
+    }
+    case 'process_exited': {
+      const u: Record<string, unknown> = { sessionId, seq, kind: 'process_exited', id: e.data.processId, exit_code: e.data.exitCode, reason: e.data.reason };
+      if (e.data.signal !== undefined) u['signal'] = e.data.signal;
+      return u as FerretUpdate;
+    }
   }
 }

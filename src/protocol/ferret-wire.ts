@@ -89,6 +89,17 @@ export const FerretUpdateSchemas = lazySchema(() =>
     session_info: base('session_info', { title: z.string() }),
     /** A subagent's text as it works, under its `task` call (`thought`: its reasoning). */
     subagent_chunk: base('subagent_chunk', { parent_id: z.string(), text: z.string(), thought: z.boolean().optional() }),
+    /** A background process started by a bash call (`id` is what process_output/process_kill take). */
+    process_started: base('process_started', { id: z.string(), command: z.string(), call_id: z.string().optional() }),
+    /** New output of a background process (batched). */
+    process_output: base('process_output', { id: z.string(), stdout: z.string().optional(), stderr: z.string().optional() }),
+    /** A background process ended; `reason`: exited, killed, lifetime (its limit), session_end. */
+    process_exited: base('process_exited', {
+      id: z.string(),
+      exit_code: z.number().int().nullable(),
+      signal: z.string().optional(),
+      reason: z.enum(['exited', 'killed', 'lifetime', 'session_end']),
+    }),
   }) as const,
 );
 
@@ -113,6 +124,9 @@ export const FerretUpdateSchema = lazySchema(() =>
     FerretUpdateSchemas.plan,
     FerretUpdateSchemas.session_info,
     FerretUpdateSchemas.subagent_chunk,
+    FerretUpdateSchemas.process_started,
+    FerretUpdateSchemas.process_output,
+    FerretUpdateSchemas.process_exited,
   ]),
 );
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;

@@ -16,9 +16,10 @@ export { readFdTextSync, readFileHeadSync, readSmallFileSync, realPathOf } from 
 export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
+export { startNetHolder, type NetHolder } from './confine/net-holder.js';
 export { adoptLiveEnviron, scrubInitialEnviron } from './confine/environ.js';
 export { pidsCgroupAvailable } from './confine/cgroup.js';
-export { COMMAND_LIMITS } from './limits.js';
+export { BACKGROUND_LIMITS, COMMAND_LIMITS } from './limits.js';
 export { detectViolation } from './confine/violation.js';
 export { refreshHomeSockets } from './confine/home-masks.js';
 export { scanWorkspace, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';

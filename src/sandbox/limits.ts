@@ -27,3 +27,19 @@ export const COMMAND_LIMITS = {
   /** Deeper bracket nesting is not parsed either (asked for, as opaque). */
   judgeMaxDepth: 256,
 } as const;
+
+/** Background processes (bash `background: true`): per session, enforced by tools/processes/. */
+export const BACKGROUND_LIMITS = {
+  /** Processes running at once in one session; one more is refused until one ends. */
+  perSession: 8,
+  /** How long one may run; then its process group and cgroup are killed (`process_exited` reason `lifetime`). */
+  lifetimeMs: 60 * 60_000,
+  /** Unread output kept per process; older unread output is dropped first, and the next read says how much. */
+  bufferChars: 1024 * 1024,
+  /** Output one process_output call returns at most; the rest waits for the next call. */
+  readChars: 64 * 1024,
+  /** Output of one process written to the session log (process_output events); after that only its end. */
+  loggedChars: 1024 * 1024,
+  /** How often buffered output becomes a process_output event (a chatty server is a few events a second, not one per line). */
+  flushMs: 250,
+} as const;

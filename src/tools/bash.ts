@@ -17,6 +17,7 @@ import type { ToolJudgement } from '../protocol/index.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
 import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';
+import { startBackground } from './bash-background.js';
 
 // The output, time and parse limits: sandbox/limits.ts (all of a command's limits in one place).
 const BASH_OUTPUT_CAP = COMMAND_LIMITS.outputKeptChars;
@@ -68,10 +69,15 @@ export const bashTool = defineTool({
   id: 'bash',
   description:
     'Run a bash command in the workspace. stdout and stderr stream back; the exit code is reported. ' +
-    'Commands run in an OS sandbox unless the server runs with danger-full-access.',
+    'Commands run in an OS sandbox unless the server runs with danger-full-access. ' +
+    'With background: true the command keeps running after the call (a server, a watcher) and the call returns its process id.',
   schema: z.object({
     command: z.string().min(1),
     timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional(),
+    background: z
+      .boolean()
+      .optional()
+      .describe('Start the command and return at once with a process id (a dev server, a watcher): it keeps running after the call. Read it with process_output, stop it with process_kill.'),
   }),
   kind: 'execute',
   effect: 'execute',
@@ -96,12 +102,18 @@ export const bashTool = defineTool({
         };
       }
     }
+    if (a.background) {
+      const probe = ctx.sandbox !== 'danger-full-access' ? await probeBwrap(ctx.facts.host) : undefined;
+      return startBackground(a.command, probe?.ok ? probe.path : undefined, ctx);
+    }
     // Under workspace-write: every .git in the tree (and what it points to) is made read-only for
     // the run, and what the run creates that the host would run is moved aside after it.
     for (let attempt = 1; ; attempt++) {
       const scan = ctx.sandbox === 'workspace-write' ? await scanWorkspace(ctx.facts) : undefined;
       const startedAt = Date.now();
-      const spawn = confineCommand({ host: ctx.facts.host, mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}) });
+      // Once the session has background processes, its commands share their network namespace.
+      const netnsPid = ctx.sandbox !== 'danger-full-access' ? ctx.processes?.sharedNetns() : undefined;
+      const spawn = confineCommand({ host: ctx.facts.host, mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}), ...(netnsPid !== undefined ? { netnsPid } : {}) });
       try {
         const r = await runConfined(spawn, a, ctx, scan, startedAt, attempt < PLACEHOLDER_ATTEMPTS);
         if (r !== 'retry') return r;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FileAccess, Image, PlanEntry, SandboxMode, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 import type { HostFacts, RuleSet, WorkspaceFacts } from '../sandbox/index.js';
+import type { ProcessTable } from './processes/process-table.js';
 
 export type { FileAccess, ToolEffect, ToolJudgement, ToolKind } from '../protocol/index.js';
 
@@ -37,6 +38,8 @@ export interface ToolContext {
    * runner judged exactly these, so the tool writes there and nowhere else.
    */
   placed?: ReadonlyMap<string, string>;
+  /** The session's background processes (bash `background: true`, process_*); absent outside a session. */
+  processes?: ProcessTable;
   /** The session's extra workspace roots (real paths, ACP `additionalDirectories`): a search there stays inside the one it starts in. */
   roots?: readonly string[];
   /**

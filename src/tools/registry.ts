@@ -11,6 +11,7 @@ import { updatePlanTool } from './update-plan.js';
 import { multiEditTool } from './multi-edit.js';
 import { applyPatchTool } from './apply-patch.js';
 import { defaultTaskTool } from './task.js';
+import { processInputTool, processKillTool, processOutputTool } from './processes/process-tools.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
   bashTool,
@@ -25,6 +26,9 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   openFileTool,
   updatePlanTool,
   defaultTaskTool,
+  processOutputTool,
+  processInputTool,
+  processKillTool,
 ];
 
 export const BUILTIN_TOOL_IDS = BUILTIN_TOOLS.map((t) => t.id);

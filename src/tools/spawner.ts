@@ -30,10 +30,16 @@ process.on('message', (m) => {
     if (k) { k.c.stdout && k.c.stdout.destroy(); k.c.stderr && k.c.stderr.destroy(); }
     return;
   }
+  if (m.op === 'input') {
+    const k = kids.get(m.id);
+    if (k && k.c.stdin && !k.c.stdin.destroyed) k.c.stdin.write(m.s);
+    return;
+  }
   if (m.op !== 'spawn') return;
   let c;
   try {
-    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    if (c.stdin) c.stdin.on('error', () => {});
   } catch (err) {
     return send({ id: m.id, op: 'exit', code: null, signal: null, error: 'could not start the command: ' + String(err && err.message || err) });
   }
@@ -52,7 +58,7 @@ process.on('message', (m) => {
     const out = (s) => {
       if (!s) return;
       // Forward what the caller can keep (and stderr's head, for violation messages); drop the rest here.
-      if (k.sent >= m.limit && !(stream === 'stderr' && k.err < 16384)) return;
+      if (m.limit >= 0 && k.sent >= m.limit && !(stream === 'stderr' && k.err < 16384)) return;
       k.sent += s.length;
       if (stream === 'stderr') k.err += s.length;
       send({ id: m.id, op: 'data', stream, s });
@@ -67,6 +73,8 @@ process.on('message', (m) => {
 
 interface Pending {
   child: SpawnedCommand;
+  /** A background command: it does not keep the server alive (the server's stop ends it). */
+  background: boolean;
 }
 
 type HelperMessage =
@@ -121,7 +129,10 @@ export class SpawnedCommand implements PromiseLike<CommandResult> {
   private readonly done: Promise<CommandResult>;
   private resolve!: (r: CommandResult) => void;
 
-  constructor(private readonly abandon: () => void) {
+  constructor(
+    private readonly abandon: () => void,
+    private readonly input: (s: string) => void = () => {},
+  ) {
     this.stdout = new OutputStream(() => this.abandonIfBoth());
     this.stderr = new OutputStream(() => this.abandonIfBoth());
     this.done = new Promise((r) => (this.resolve = r));
@@ -142,6 +153,11 @@ export class SpawnedCommand implements PromiseLike<CommandResult> {
     } catch {
       /* group already gone */
     }
+  }
+
+  /** Writes to the command's stdin (started with `stdin: true`; otherwise dropped). */
+  write(text: string): void {
+    this.input(text);
   }
 
   private abandonIfBoth(): void {
@@ -210,14 +226,18 @@ class Spawner {
     this.start(path);
   }
 
-  spawn(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; limit: number }): SpawnedCommand {
+  spawn(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; limit: number; stdin?: boolean }): SpawnedCommand {
     const h = this.start(opts.env['PATH']);
     const id = this.next++;
-    const child = new SpawnedCommand(() => h.connected && h.send({ op: 'abandon', id }));
-    this.pending.set(id, { child });
-    // A live command keeps the process alive, as an in-process child would.
-    (h.channel as { ref?: () => void } | undefined)?.ref?.();
-    h.send({ op: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env, limit: opts.limit });
+    const child = new SpawnedCommand(
+      () => h.connected && h.send({ op: 'abandon', id }),
+      (s) => h.connected && h.send({ op: 'input', id, s }),
+    );
+    const background = opts.stdin === true;
+    this.pending.set(id, { child, background });
+    // A live command keeps the process alive, as an in-process child would (a background one does not).
+    if (!background) (h.channel as { ref?: () => void } | undefined)?.ref?.();
+    h.send({ op: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env, limit: opts.limit, stdin: opts.stdin === true });
     return child;
   }
 
@@ -228,7 +248,7 @@ class Spawner {
     else if (m.op === 'data') (m.stream === 'stdout' ? p.child.stdout : p.child.stderr).push(m.s);
     else {
       this.pending.delete(m.id);
-      if (this.pending.size === 0) (this.helper?.channel as { unref?: () => void } | undefined)?.unref?.();
+      if (![...this.pending.values()].some((q) => !q.background)) (this.helper?.channel as { unref?: () => void } | undefined)?.unref?.();
       p.child.ended({
         exitCode: m.code ?? undefined,
         signal: m.signal ?? undefined,
@@ -247,6 +267,14 @@ const spawner = new Spawner();
  */
 export function spawnCommand(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; keepChars: number }): SpawnedCommand {
   return spawner.spawn(file, args, { cwd: opts.cwd, env: opts.env, limit: opts.keepChars + 64 * 1024 });
+}
+
+/**
+ * Starts a background command (bash `background: true`): stdin is a pipe (SpawnedCommand.write),
+ * and all of its output is forwarded: the caller keeps a bounded buffer of it (processes/).
+ */
+export function spawnBackground(file: string, args: string[], opts: { cwd: string; env: Record<string, string> }): SpawnedCommand {
+  return spawner.spawn(file, args, { cwd: opts.cwd, env: opts.env, limit: -1, stdin: true });
 }
 
 /** Starts the helper now, so the first command does not wait for it; `env` is the server's environment, as data. */

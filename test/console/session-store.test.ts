@@ -140,6 +140,22 @@ describe('SessionStore', () => {
     const plans = s.items.filter((i) => i.kind === 'plan');
     expect(plans).toEqual([{ kind: 'plan', key: 'plan4', seq: 4, entries: step('completed', 'completed') }]);
   });
+
+  it('lists background processes, and their output between turns starts no turn', () => {
+    const s = new SessionStore();
+    for (const u of TURN) s.apply(u);
+    expect(s.running).toBe(false);
+    const later = [
+      { kind: 'process_started', id: 'proc_1', command: 'npm run dev', call_id: 'c9' },
+      { kind: 'process_output', id: 'proc_1', stdout: 'ready\n' },
+    ] as const;
+    for (const [i, d] of later.entries()) s.apply({ sessionId: 's', seq: 100 + i, ...d });
+    expect(s.running).toBe(false);
+    expect([...s.processes.values()]).toEqual([{ id: 'proc_1', command: 'npm run dev', running: true }]);
+    s.apply({ sessionId: 's', seq: 110, kind: 'process_exited', id: 'proc_1', exit_code: null, signal: 'SIGKILL', reason: 'killed' });
+    expect(s.processes.get('proc_1')).toMatchObject({ running: false, reason: 'killed', exitCode: null });
+    expect(s.running).toBe(false);
+  });
 });
 
 describe('a task call', () => {

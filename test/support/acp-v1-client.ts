@@ -1,4 +1,4 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -40,6 +40,11 @@ const REQUEST_DEF: Record<string, string> = {
   'session/request_permission': 'RequestPermissionRequest',
   'fs/read_text_file': 'ReadTextFileRequest',
   'fs/write_text_file': 'WriteTextFileRequest',
+  'terminal/create': 'CreateTerminalRequest',
+  'terminal/output': 'TerminalOutputRequest',
+  'terminal/release': 'ReleaseTerminalRequest',
+  'terminal/wait_for_exit': 'WaitForTerminalExitRequest',
+  'terminal/kill': 'KillTerminalRequest',
 };
 
 /**
@@ -114,6 +119,10 @@ export class V1Client {
   private readonly conn: acp.ClientConnection;
   private readonly sent = new Map<string | number, string>();
   permissionPolicy: PermissionPolicy = () => 'allow_once';
+  /** Every terminal/* request ferret made, in order (method and params). */
+  readonly terminalCalls: { method: string; params: Record<string, unknown> }[] = [];
+  /** The terminals this editor made: what it ran and what it printed (the editor really runs them, as Zed does). */
+  readonly terminals = new Map<string, { command: string; args: string[]; output: string; proc: ChildProcess; exited: Promise<number | null> }>();
   /** How this editor answers `fs/read_text_file` (default: the file on disk); a test may make it never answer. */
   readText: (path: string, signal: AbortSignal) => Promise<string> = (path) => readFile(path, 'utf8');
 
@@ -139,7 +148,36 @@ export class V1Client {
         return {};
       })
       .onNotification(acp.methods.client.session.update, ({ params }) => void this.updates.push(params))
-      .onNotification('*', () => {});
+      .onNotification('*', () => {})
+      .onRequest(acp.methods.client.terminal.create, async ({ params }) => {
+        this.terminalCalls.push({ method: 'terminal/create', params: params });
+        const id = `term_${this.terminals.size + 1}`;
+        const proc = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, stdio: ['ignore', 'pipe', 'pipe'] });
+        const t = { command: params.command, args: params.args ?? [], output: '', proc, exited: new Promise<number | null>((r) => proc.on('close', (code) => r(code))) };
+        proc.stdout.on('data', (b: Buffer) => (t.output += b.toString()));
+        proc.stderr.on('data', (b: Buffer) => (t.output += b.toString()));
+        this.terminals.set(id, t);
+        return { terminalId: id };
+      })
+      .onRequest(acp.methods.client.terminal.output, async ({ params }) => {
+        this.terminalCalls.push({ method: 'terminal/output', params: params });
+        return { output: this.terminals.get(params.terminalId)?.output ?? '', truncated: false };
+      })
+      .onRequest(acp.methods.client.terminal.release, async ({ params }) => {
+        this.terminalCalls.push({ method: 'terminal/release', params: params });
+        this.terminals.get(params.terminalId)?.proc.kill('SIGKILL');
+        return {};
+      })
+      .onRequest(acp.methods.client.terminal.kill, async ({ params }) => {
+        this.terminalCalls.push({ method: 'terminal/kill', params: params });
+        this.terminals.get(params.terminalId)?.proc.kill('SIGKILL');
+        return {};
+      })
+      .onRequest(acp.methods.client.terminal.waitForExit, async ({ params }) => {
+        this.terminalCalls.push({ method: 'terminal/wait_for_exit', params: params });
+        const code = await this.terminals.get(params.terminalId)?.exited;
+        return { exitCode: code ?? null };
+      });
     this.conn = app.connect(tapped);
     this.agent = this.conn.agent;
   }
@@ -180,6 +218,7 @@ export class V1Client {
   }
 
   async close(): Promise<void> {
+    for (const t of this.terminals.values()) t.proc.kill('SIGKILL');
     this.conn.close();
     this.child.stdin.end();
     // With --http the server outlives stdin by design; stop it the way an operator would.

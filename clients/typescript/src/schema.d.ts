@@ -822,6 +822,32 @@ export interface components {
             parent_id: string;
             text: string;
             thought?: boolean;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "process_started";
+            id: string;
+            command: string;
+            call_id?: string;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "process_output";
+            id: string;
+            stdout?: string;
+            stderr?: string;
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "process_exited";
+            id: string;
+            exit_code: number | null;
+            signal?: string;
+            /** @enum {string} */
+            reason: "exited" | "killed" | "lifetime" | "session_end";
         };
         PlanEntry: {
             content: string;

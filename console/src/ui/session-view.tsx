@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { BridgePanel } from './bridge-panel.js';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, errorText, FerretHttpError } from '../api.js';
-import { SessionStore } from '../session-store.js';
+import { SessionStore, type ProcessRecord } from '../session-store.js';
 import { openEventStream, type Connection } from '../stream.js';
 import { APPROVALS, MODES, type Approval, type Decision, type Mode, type ModelList, type Prompt, type SessionDetail } from '../types.js';
 import { TurnChart } from './chart.js';
@@ -269,8 +269,30 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
         </dl>
         <TurnChart turns={store.turns} />
         <BridgePanel sessionId={id} />
+        <ProcessList processes={[...store.processes.values()]} />
       </aside>
     </main>
+  );
+}
+
+/** Background processes the agent started: what runs now, and how the others ended. */
+function ProcessList({ processes }: { processes: ProcessRecord[] }) {
+  if (processes.length === 0) return null;
+  const running = processes.filter((p) => p.running).length;
+  return (
+    <section class="processes" aria-label="Background processes">
+      <h2>Background processes ({running} running)</h2>
+      <ul>
+        {processes.map((p) => (
+          <li key={p.id} class={p.running ? 'running' : 'ended'}>
+            <code>{p.id}</code> {p.running ? 'running' : `ended (${p.reason ?? 'exited'}${p.exitCode != null ? `, exit ${p.exitCode}` : ''})`}
+            <div class="process-command">
+              <code>{p.command.split('\n')[0]}</code>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

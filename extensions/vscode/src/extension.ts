@@ -29,6 +29,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('chimera.startSession', () => c.startSession()),
     vscode.commands.registerCommand('chimera.resumeSession', (id?: unknown) => c.resumeSession(typeof id === 'string' ? id : undefined)),
     vscode.commands.registerCommand('chimera.stop', () => c.stop()),
+    vscode.commands.registerCommand('chimera.showProcesses', () => c.showProcesses()),
     vscode.commands.registerCommand('chimera.showLog', () => log.show(true)),
     vscode.commands.registerCommand('chimera.restartServer', () => c.restartServer()),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -93,6 +93,9 @@ export class FollowedSession implements LiveSession {
   get idle(): boolean {
     return this.current.idle;
   }
+  endProcesses(): void {
+    if ('endProcesses' in this.current) this.current.endProcesses();
+  }
   get isClosed(): boolean {
     return this.current.isClosed;
   }

@@ -13,6 +13,7 @@ import type { PromptMemo } from '../prompt/system-prompt.js';
 import type { SessionDeps, TurnHost } from '../turn-host.js';
 import { runTurn } from '../turn.js';
 import { SessionReadLedger } from '../tool-call/read-ledger.js';
+import { ProcessTable } from '../../tools/processes/process-table.js';
 import { Persistence } from './persistence.js';
 import { freshLoad, SessionBase, SessionBody } from './session-body.js';
 import { TurnQueue } from './turn-queue.js';
@@ -48,6 +49,12 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
   private readonly queue: TurnQueue;
   readonly promptMemo: PromptMemo = {};
   readonly readLedger = new SessionReadLedger();
+  /** Background processes: they run past their call and end with the session (close, release, delete, server stop). */
+  readonly processes = new ProcessTable({
+    started: (p) => void this.emit({ type: 'process_started', data: p }),
+    output: (processId, stream, text) => void this.emit({ type: 'process_output', data: { processId, stream, text } }),
+    exited: (p) => void this.emit({ type: 'process_exited', data: p }),
+  });
 
   /** Over a body already folded (a load, or a followed session this server takes over), at the log's marks. */
   constructor(body: SessionBody, marks: { checkpoint: LogMark; snapshotSeq: number }) {
@@ -111,11 +118,12 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
 
   /**
    * Nothing holds this session in memory: no turn runs, no permission waits, no client is
-   * attached or listening. Only such a session may be let go (and loaded again on demand).
+   * attached or listening, no background process runs (those are bounded by their lifetime).
+   * Only such a session may be let go (and loaded again on demand).
    */
   get idle(): boolean {
     const b = this.body;
-    return !b.closed && !this.running && this.permissions.ids().length === 0 && b.attachments.size === 0 && !b.bus.busy;
+    return !b.closed && !this.running && this.permissions.ids().length === 0 && b.attachments.size === 0 && !b.bus.busy && !this.processes.anyRunning();
   }
 
   /**
@@ -291,9 +299,14 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     if (this.body.closed) return;
     this.saveMeta(true); // leaving memory: meta.json beside the log too (the index is a cache)
     this.cancel();
+    this.processes.closeAll(); // their ends are written while the log is open
     this.body.attachments.detachAll();
     this.body.closed = true;
     this.log.close();
+  }
+
+  endProcesses(): void {
+    this.processes.closeAll();
   }
 
   /** Keeps a snapshot of what changed, then closes: a session let go, or a server shutting down. */

@@ -23,6 +23,8 @@ export interface LiveSession extends SessionHandle {
   saveMeta(final?: boolean): void;
   /** Stops at once: cancels its turn, detaches every client, closes its log. */
   close(): void;
+  /** Ends its background processes now (a close asked for: they no longer hold it in memory). */
+  endProcesses?(): void;
   /** A snapshot, then close. */
   release(): Promise<void>;
   /** Appends an event (a session another server writes refuses, naming it). */

@@ -344,6 +344,7 @@ export class SessionManager implements Sessions {
       return;
     }
     s.lastActive = 0; // first in line when it becomes idle
+    s.endProcesses?.(); // a close asked for ends them; only the idle timer waits for them
     if (s.idle) return this.release(s);
     void s.settled().then(() => {
       if (this.live.get(id) === s && s.idle) void this.release(s);

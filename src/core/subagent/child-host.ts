@@ -90,6 +90,11 @@ export class ChildHost implements TurnHost {
         return parent.emit({ type: 'notice', data: { level: e.data.level, text: `${this.o.label}: ${e.data.text}` } });
       case 'subagent_chunk':
         return parent.emit({ type: 'subagent_chunk', data: e.data });
+      // A background process belongs to the session, whoever started it.
+      case 'process_started':
+      case 'process_output':
+      case 'process_exited':
+        return parent.emit({ type: e.type, data: e.data } as EventDraft);
       // The child's own conversation: nobody outside it reads these.
       case 'session_created':
       case 'turn_start':

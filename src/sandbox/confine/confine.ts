@@ -26,6 +26,17 @@ export interface ConfineRequest {
   tmpDir?: string; // optional private temp dir (host path) mounted at /tmp
   /** The workspace's nested repositories (scanWorkspace, before the run): their metadata is read-only too. */
   scan?: WorkspaceScan;
+  /**
+   * The session's shared network namespace (net-holder.ts: a process in it): the command enters it
+   * instead of getting a private one, so it reaches the session's background processes on loopback.
+   */
+  netnsPid?: number;
+  /**
+   * stdin is a socket (Node's 'pipe' is a socketpair): bash takes that for an rsh/ssh login and
+   * sources ~/.bashrc (which may read stdin) unless SHLVL says it is not the first shell, so
+   * the command gets SHLVL=1 (background processes, whose stdin process_input writes).
+   */
+  stdinSocket?: boolean;
 }
 
 /** Spawn with `{ env, extendEnv: false, detached: true }` and kill the process group to cancel. */
@@ -195,9 +206,11 @@ function bwrapArgs(req: ConfineRequest, facts: WorkspaceFacts, env: Record<strin
   const args = [
     '--new-session', // setsid: no TIOCSTI/job-control tricks against a terminal
     '--die-with-parent', // killing bwrap (its process group) tears down the PID namespace
-    '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts',
+    '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
     '--unshare-cgroup-try', '--cap-drop', 'ALL',
   ];
+  // In the session's shared namespace (entered by nsenter before bwrap) there is no new one to make.
+  if (req.netnsPid === undefined) args.push('--unshare-net');
   if (req.host.supportsDisableUserns) args.push('--disable-userns');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   // Private temp, and /run masked: it holds Unix sockets (docker, dbus, agents) that
@@ -241,6 +254,7 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   // Under every mode, danger-full-access included (there git runs on the host): git-env.ts.
   const env = withNeutralGit(commandEnv(req.env, host.commandEnvPass));
   env.PATH ??= DEFAULT_PATH;
+  if (req.stdinSocket) env.SHLVL = '1';
   const confined = req.mode !== 'danger-full-access';
   // Binding `/` writable (or re-binding it) would also bring back the host /proc and /dev.
   if (confined && ws === '/') throw new Error('refusing to confine with the filesystem root as workspace');
@@ -275,7 +289,19 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   };
   // bwrap itself gets the allowlisted env: as PID 1 of the sandbox its environ is readable there.
   const end = async () => (cgroup ? cgroup.end() : { limitHits: 0 });
-  return { ...inCgroup(bwrap, bwrapArgs(req, facts, inner, bash, guard)), env: inner, confined: true, release, end };
+  const args = bwrapArgs(req, facts, inner, bash, guard);
+  if (req.netnsPid !== undefined) {
+    // The holder's user namespace first (ours: entering it needs no privilege), then its network.
+    const nsenter = findExecutable(host, 'nsenter', env.PATH, ws);
+    if (nsenter === undefined) {
+      release();
+      void cgroup?.end();
+      throw new Error('nsenter not found (util-linux): a command cannot join its session\'s network namespace');
+    }
+    const entered = [String(req.netnsPid), '--user', '--net', '--preserve-credentials', '--', bwrap, ...args];
+    return { ...inCgroup(nsenter, ['--target', ...entered]), env: inner, confined: true, release, end };
+  }
+  return { ...inCgroup(bwrap, args), env: inner, confined: true, release, end };
 }
 
 // node:child_process loads with the probe, not at start-up; node:crypto with the first unconfined command.

@@ -22,7 +22,7 @@ export const CLIENT_CAPABILITIES: acp.ClientCapabilities = {
   terminal: false,
   _meta: {
     [FERRET_NS]: {
-      notifications: ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation'],
+      notifications: ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation', '_ferret/process_started', '_ferret/process_exited'],
       // Writes are held as pending edits: a file may exist here before it exists on disk, and a
       // missing one is answered -32002, so a server may ask for files it cannot find on disk.
       editStaging: true,

@@ -4,6 +4,7 @@ import type { ClientHandlers } from '../acp/connection.js';
 import { serverSettings, workspaceCwd } from '../config.js';
 import type { PendingEdits } from '../edits/pending-edits.js';
 import type { EditReview } from '../edits/review.js';
+import { ProcessList } from '../model/processes.js';
 import { ChatModel, type Effect } from '../model/chat-model.js';
 import { ferretMeta } from '../model/ferret-meta.js';
 import { exitError, handshakeError, promptError, spawnError } from '../model/server-errors.js';
@@ -22,6 +23,8 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
  */
 export class ChimeraController implements ClientHandlers, vscode.Disposable {
   readonly model = new ChatModel((p) => vscode.workspace.asRelativePath(p, false));
+  /** The session's background processes, from ferret's notifications (Chimera: Show Background Processes). */
+  private readonly processes = new ProcessList();
   private server: ChimeraServer | undefined;
   private starting: Promise<ChimeraServer> | undefined;
   private sessionId: string | undefined;
@@ -109,6 +112,19 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   }
 
   /** Stop: ACP's session/cancel; the prompt then answers `cancelled`. */
+  /** Chimera: Show Background Processes: what the agent started in this session, running ones first. */
+  async showProcesses(): Promise<void> {
+    const all = this.processes.all();
+    if (all.length === 0) {
+      void vscode.window.showInformationMessage('No background processes in this session.');
+      return;
+    }
+    await vscode.window.showQuickPick(
+      all.map((p) => ({ label: p.id, description: p.running ? 'running' : `ended (${p.reason ?? 'exited'})`, detail: p.command })),
+      { title: 'Background processes', placeHolder: 'The agent stops them with process_kill; closing the session ends them all' },
+    );
+  }
+
   async stop(): Promise<void> {
     if (!this.server || !this.sessionId || !this.model.view().busy) return;
     await this.server.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.sessionId });
@@ -165,6 +181,9 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     } else if (method === '_ferret/notice' && p.text) {
       // Error notices also fail the prompt, which reports them; the rest go in the transcript.
       if (p.level !== 'error') this.model.notice(p.level === 'warning' ? 'warning' : 'info', p.text);
+    } else if (method === '_ferret/process_started' || method === '_ferret/process_exited') {
+      const line = this.processes.apply(method, params as Record<string, unknown>);
+      if (line) this.model.notice('info', line);
     } else if (method === '_ferret/turn_end' && p.stopReason && !this.prompting && !(p.turnId && this.answered.has(p.turnId))) {
       // A turn this window did not start (history replay, or another client's): its end, as the prompt answer would say.
       if (p.stopReason === 'error') this.model.turnFailed('The turn failed.');

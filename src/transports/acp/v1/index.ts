@@ -12,7 +12,14 @@ import { SessionLink } from './session-link.js';
 /** Ferret-only methods, advertised under `agentCapabilities._meta["ferret.dev"]`. */
 const EXT_METHODS = ['_ferret/setApproval', '_ferret/status', '_ferret/bridgeStatus'];
 /** Ferret-only notifications; a client gets those it lists in `clientCapabilities._meta["ferret.dev"].notifications`. */
-const EXT_NOTIFICATIONS = ['_ferret/notice', '_ferret/turn_end', '_ferret/sandbox_violation'];
+const EXT_NOTIFICATIONS = [
+  '_ferret/notice',
+  '_ferret/turn_end',
+  '_ferret/sandbox_violation',
+  '_ferret/process_started',
+  '_ferret/process_output',
+  '_ferret/process_exited',
+];
 
 const authMethodId = (envVar: string) => `env:${envVar}`;
 /** Sessions per session/list answer; the rest come with `cursor: nextCursor`. */
@@ -309,6 +316,7 @@ class AcpV1Dialect implements Dialect {
       notices: this.caps.session?.notices != null,
       compaction: this.caps.session?.compaction != null,
       extensions: advertisedExtensions(this.caps),
+      terminal: this.caps.terminal === true,
     });
     this.links.set(s.id, link);
     link.attach(replay, mcpServers);

@@ -5,6 +5,7 @@ import { toSpec } from './mcp-servers.js';
 import type { McpServerParam } from './params.js';
 import { askPermission } from './permission.js';
 import { configOptions } from './session-config.js';
+import { TerminalMirror } from './terminal-mirror.js';
 import { UpdateMapper } from './updates.js';
 
 /** Session updates ACP added after 0.4: an editor on the 0.4 library cannot parse them and logs an error for each. */
@@ -16,6 +17,8 @@ export interface LinkCaps {
   /** The client advertised `session.compaction`. */
   compaction: boolean;
   extensions: ReadonlySet<string>;
+  /** The client advertised `terminal`: a running command shows in its terminal (terminal-mirror.ts). */
+  terminal?: boolean;
 }
 
 /**
@@ -33,6 +36,8 @@ export class SessionLink {
   private readonly questions = new Map<string, AbortController>();
   /** This client's id in the core: the origin of the turns it starts. */
   private readonly clientId: string;
+  /** With a client that has terminals: live commands shown in them. */
+  private terminals: TerminalMirror | undefined;
 
   constructor(
     private readonly ctx: DialectContext,
@@ -51,7 +56,18 @@ export class SessionLink {
     this.off?.();
     const s = this.session;
     const liveFrom = replay ? s.lastSeq : -1;
+    this.terminals?.close();
+    this.terminals = this.caps.terminal
+      ? new TerminalMirror(
+          this.ctx,
+          s.id,
+          (callId, terminalId) => this.ctx.notify('session/update', { sessionId: s.id, update: { sessionUpdate: 'tool_call_update', toolCallId: callId, content: [{ type: 'terminal', terminalId }] } }),
+          (msg, err) => this.ctx.logger.warn({ err, sessionId: s.id }, msg),
+        )
+      : undefined;
+    const terminals = this.terminals;
     const mapper = new UpdateMapper({
+      ...(terminals ? { terminalOf: (callId: string) => terminals.terminalOf(callId) } : {}),
       config: () => configOptions(s, this.manager),
       notices: this.caps.notices,
       compaction: this.caps.compaction,
@@ -75,6 +91,7 @@ export class SessionLink {
           }
         }
         this.send(mapper, e, isReplay);
+        if (terminals && !isReplay) mirror(terminals, e);
         if (e.type === 'permission_requested') {
           if (isReplay) asked.set(e.data.requestId, e.data);
           else this.ask(e.data);
@@ -158,5 +175,15 @@ export class SessionLink {
     this.questions.clear();
     this.attachment?.detach();
     this.attachment = undefined;
+    this.terminals?.close();
+    this.terminals = undefined;
   }
+}
+
+/** A live event's part in the client's terminals: a bash call that runs gets one, its output fills it, its end releases it. */
+function mirror(t: TerminalMirror, e: SessionEvent): void {
+  if (e.type === 'tool_call_start') t.announce(e.data.callId, e.data.tool, e.data.args);
+  else if (e.type === 'tool_call_running') t.running(e.data.callId);
+  else if (e.type === 'tool_call_progress') t.write(e.data.callId, e.data.text);
+  else if (e.type === 'tool_call_end') t.end(e.data.callId);
 }

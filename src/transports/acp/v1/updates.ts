@@ -17,6 +17,8 @@ export interface MapperOptions {
   extensions: ReadonlySet<string>;
   /** Usage totals already reported to this client (a live attach starts from the session's). */
   usageBase: Usage;
+  /** The client's terminal that shows a call's output live (terminal-mirror.ts); its content is that terminal. */
+  terminalOf?: (callId: string) => string | undefined;
 }
 
 /** Tool output shown in a live update is the tail, so a chatty command does not flood the editor. */
@@ -80,6 +82,7 @@ export class UpdateMapper {
         const c = this.calls.get(e.data.callId);
         if (!c) return [];
         c.output = tail(c.output + e.data.text);
+        if (this.opts.terminalOf?.(e.data.callId) !== undefined) return []; // the client's terminal shows it
         return this.patch(e.data.callId, { content: [text(fence(c.output))] });
       }
       case 'file_edit': {
@@ -151,6 +154,13 @@ export class UpdateMapper {
       }
       case 'session_created':
         return [];
+      // Background processes: ACP has no update for a process that outlives its call; ferret's extension says it.
+      case 'process_started':
+        return this.ext('_ferret/process_started', { sessionId: e.sessionId, processId: e.data.processId, command: e.data.command, ...(e.data.callId ? { callId: e.data.callId } : {}) });
+      case 'process_output':
+        return this.ext('_ferret/process_output', { sessionId: e.sessionId, processId: e.data.processId, stream: e.data.stream, text: e.data.text });
+      case 'process_exited':
+        return this.ext('_ferret/process_exited', { sessionId: e.sessionId, processId: e.data.processId, exitCode: e.data.exitCode, reason: e.data.reason, ...(e.data.signal ? { signal: e.data.signal } : {}) });
     }
   }
 
@@ -197,7 +207,10 @@ export class UpdateMapper {
     const rawOutput = { status: d.status, durationMs: d.durationMs, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(d.capReached ? { capReached: true } : {}) };
     const keepDiff = c?.edited === true && d.status === 'completed';
     const body = c?.kind === 'execute' ? fence(tail(d.output)) : tail(d.output);
-    const fields = { status, rawOutput, ...(keepDiff || d.output === '' ? {} : { content: [text(body)] }), _meta: { [META_NS]: { status: d.status } } };
+    // A command shown in the client's terminal stays shown there (the client keeps a released terminal's output).
+    const terminalId = this.opts.terminalOf?.(d.callId);
+    const content: ToolCallContent[] | undefined = terminalId !== undefined ? [{ type: 'terminal', terminalId }] : keepDiff || d.output === '' ? undefined : [text(body)];
+    const fields = { status, rawOutput, ...(content ? { content } : {}), _meta: { [META_NS]: { status: d.status } } };
     if (!c) {
       // Never announced (a log that starts mid-call): announce it now, already finished.
       this.calls.set(d.callId, { kind: 'other', output: '', edited: false });

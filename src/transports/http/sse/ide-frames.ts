@@ -94,6 +94,9 @@ export class IdeTranslator {
       case 'plan_updated':
       case 'session_info':
       case 'subagent_chunk':
+      case 'process_started':
+      case 'process_output':
+      case 'process_exited':
         return [];
     }
   }

@@ -1,4 +1,4 @@
-import { FerretError, isFerretError, SESSION_ID_PATTERN, SLASH_COMMANDS, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
+import { errorText, FerretError, isFerretError, SESSION_ID_PATTERN, SLASH_COMMANDS, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
 import { logSkipped } from '../commands/skipped-notices.js';
 import { scanTeamCommands } from '../commands/team-commands.js';
 import type { StoreStatus } from '../../store/session-store.js';
@@ -386,6 +386,16 @@ export class SessionManager implements Sessions {
   /** Where the built-in providers read their keys, and whether each is set. */
   credentials(): Credential[] {
     return this.deps.catalog.credentials();
+  }
+
+  /** Why the default model (or `model`) cannot run now, or undefined when it can (ACP v1 authenticate asks). */
+  modelProblem(model: string = this.defaults.model): string | undefined {
+    try {
+      checkModel(this.deps.resolver, model, this.defaults.cwd);
+      return undefined;
+    } catch (err) {
+      return errorText(err);
+    }
   }
 
   /** Sessions newest first, a page at a time (from the store's index: no log or meta file is read per call). */

@@ -184,4 +184,28 @@ describe('ACP v1 clients beyond Zed', () => {
     const calls = tag(c.of(sessionId), 'tool_call_update').filter((u) => u.status === 'completed');
     expect(calls).toHaveLength(2);
   });
+
+  it('avante: a second ferret process loads a session the first one holds (no session_busy); the first takes it back on its next prompt', async () => {
+    const model = writeScript(env.ws, 'model.json', { responses: [{ chunks: ['one'] }, { chunks: ['two'] }, { chunks: ['three'] }] });
+    const a = start(['--model', `scripted:${model}`]);
+    await a.initialize({ fs: { readTextFile: true, writeTextFile: true }, terminal: false, session: { notices: {} } });
+    const { sessionId } = await a.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
+    await a.agent.request('session/prompt', { sessionId, prompt: prompt('first') });
+    const b = start(['--model', `scripted:${model}`]);
+    await b.initialize();
+    const t0 = Date.now();
+    await b.agent.request('session/load', { sessionId, cwd: env.ws, mcpServers: [] });
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(textOf(b.of(sessionId))).toContain('one'); // the history replayed in the second process
+    const r = await b.agent.request('session/prompt', { sessionId, prompt: prompt('second') });
+    expect(r.stopReason).toBe('end_turn');
+    expect(textOf(b.of(sessionId))).toContain('two');
+    // The first process was told, and its next prompt takes the session back from the idle second one.
+    await a.waitFor((m) => JSON.stringify(m).includes('Another ferret process opened this session'));
+    const back = await a.agent.request('session/prompt', { sessionId, prompt: prompt('third') });
+    expect(back.stopReason).toBe('end_turn');
+    expect(textOf(a.of(sessionId))).toContain('three');
+    const log = readFileSync(join(env.home, 'eventlog', `ferret-${sessionId}`, 'events.jsonl'), 'utf8');
+    expect(log.match(/"type":"turn_start"/g)).toHaveLength(3); // one log, written by each process in turn
+  }, 30_000);
 });

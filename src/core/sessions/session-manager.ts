@@ -56,7 +56,37 @@ export class SessionManager implements Sessions {
     /** Where a session not in memory comes from: `local`, or (a fleet) core/fleet's choice of who writes it. */
     private readonly source: SessionSource = local,
     readonly limits: SessionLimits = DEFAULT_LIMITS,
-  ) {}
+  ) {
+    local.handoffAsked = (id) => void this.handOver(id);
+  }
+
+  /**
+   * Another ferret process asked for a session this one holds (a second editor process loading
+   * it): let it go once no turn runs and no question waits, whoever is attached here. Clients
+   * here are told; a prompt from one of them later asks for it back the same way.
+   */
+  private async handOver(id: string): Promise<void> {
+    const s = this.live.get(id);
+    if (!s || s.isClosed || this.handing.has(id)) return;
+    this.handing.add(id);
+    try {
+      while (s.status === 'running') await s.settled(); // a question waits only inside a turn
+      if (this.live.get(id) !== s || s.isClosed || this.releasing.has(id)) return;
+      s.emit({ type: 'notice', data: { level: 'info', text: 'Another ferret process opened this session and now writes it; a message sent here takes it back once that process is idle.' } });
+      // An open meanwhile (a client here) waits for the lock to be given back, then asks for it again.
+      const gone = s.release().finally(() => this.releasing.delete(id));
+      this.releasing.set(id, gone);
+      this.live.delete(id);
+      await gone;
+      this.deps.logger.info({ sessionId: id }, 'session handed over to another process');
+    } catch (err) {
+      this.deps.logger.warn({ err, sessionId: id }, 'handing a session over failed');
+    } finally {
+      this.handing.delete(id);
+    }
+  }
+
+  private readonly handing = new Set<string>();
 
   create(opts: NewSessionOptions = {}): LiveSession {
     return this.createLocal(opts);

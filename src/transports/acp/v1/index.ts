@@ -311,8 +311,10 @@ class AcpV1Dialect implements Dialect {
     }
   }
 
+  /** This client's link to the session; a session handed to another process and taken back is a new handle: linked afresh. */
   private linkOf(s: SessionHandle): SessionLink {
-    return this.links.get(s.id) ?? this.link(s, false, []);
+    const have = this.links.get(s.id);
+    return have && have.session === s ? have : this.link(s, false, []);
   }
 
   private link(s: SessionHandle, replay: boolean, mcpServers: Parameters<SessionLink['attach']>[1]): SessionLink {

@@ -32,6 +32,13 @@ export async function exec(opts: ExecOptions, logger: Logger, env: Environment):
   const core = createCore({ logger, ...coreOptions(opts, env) });
   let session: SessionHandle;
   try {
+    // No model that can run: a set-up error (exit 2), said once, and no empty session left behind.
+    const problem = opts.resume ? undefined : core.manager.modelProblem();
+    if (problem !== undefined) {
+      process.stderr.write(`ferret exec: ${problem}\n`);
+      await core.close();
+      return EXIT.usage;
+    }
     session = opts.resume ? await core.manager.open(opts.resume) : core.manager.create({});
   } catch (err) {
     await core.close();
@@ -64,7 +71,8 @@ export async function exec(opts: ExecOptions, logger: Logger, env: Environment):
   try {
     const result = await session.startTurn(opts.prompt, { origin: 'exec' }).done;
     if (!opts.json) process.stdout.write(result.message.text.endsWith('\n') || result.message.text === '' ? result.message.text : `${result.message.text}\n`);
-    if (result.error) process.stderr.write(`ferret exec: ${result.error}\n`);
+    // Without --json the error's notice was already printed as a progress line: said once.
+    if (result.error && opts.json) process.stderr.write(`ferret exec: ${result.error}\n`);
     return exitCode(result.stopReason, denied);
   } finally {
     off();

@@ -27,7 +27,7 @@ const SERVE: CommandSpec = {
     { name: 'ide-schema', value: 'bool', description: 'true | false: IDE frames (progress/step, code/diff, terminal/output, editor/open_file) on SSE', default: 'true' },
     { name: 'no-stdio', description: 'do not serve ACP on stdio (a headless daemon: needs --http or --bridge)' },
     { name: 'permission-timeout', value: 'seconds', description: 'deny a permission question nobody answers in this time, with a notice (default: wait for a person)' },
-    { name: 'client-timeout', value: 'seconds', description: 'how long an editor has to answer a file request before the tool call fails (default 30)' },
+    { name: 'client-timeout', value: 'seconds', description: 'how long an editor has to answer a file request before ferret does the file work itself for that client (default 10)' },
     { name: 'acp-legacy', description: 'send ACP v1 clients only the session updates ACP 0.4 knew (no usage_update, config_option_update): for editors on @zed-industries/agent-client-protocol 0.4 (default: $FERRET_ACP_LEGACY=1)' },
     { name: 'store', value: 'url', description: 'fleet mode: keep sessions and the audit log in Redis, redis://HOST:PORT/DB (default: $FERRET_STORE, config.json, else files under CHIMERA_HOME)' },
     { name: 'bridge', value: 'url', description: 'cloud bridge: dial this relay, wss://HOST[:PORT] (ws:// only to loopback), so paired devices reach this server with no open port; prints a pairing link on stderr (default: config.json bridge.relay)' },

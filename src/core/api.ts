@@ -191,6 +191,8 @@ export interface Sessions {
   models(current?: string): ModelChoice[];
   /** Where the built-in providers read their keys, and whether each is set. */
   credentials(): Credential[];
+  /** Why the default model (or `model`) cannot run now (no key, unknown provider), or undefined when it can. */
+  modelProblem(model?: string): string | undefined;
   /** What GET /health says of the store. */
   storeStatus(): StoreStatus;
   /** The cloud bridge's state, as the CLI's bridge reports it (NO_BRIDGE when none runs). */

@@ -59,7 +59,7 @@ export interface CoreOptions {
   config?: FerretConfig;
   /** --permission-timeout: deny a permission question nobody answered in this time (default: wait for a person). */
   permissionTimeoutMs?: number | undefined;
-  /** How long an editor has to answer a file request; default config.json's, else 30 s. */
+  /** How long an editor has to answer a file request; default config.json's, else 10 s (under the 20 s some clients give a prompt). */
   clientRequestTimeoutMs?: number | undefined;
   /** Provider retry and timeout knobs, for tests. */
   tuning?: FactoryTuning;
@@ -169,7 +169,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     manager,
     home,
     defaults,
-    settings: { clientRequestTimeoutMs: opts.clientRequestTimeoutMs ?? config.clientRequestTimeoutMs ?? 30_000 },
+    settings: { clientRequestTimeoutMs: opts.clientRequestTimeoutMs ?? config.clientRequestTimeoutMs ?? 10_000 },
     reportBridge: (source) => manager.reportBridge(source),
     close: () =>
       (closing ??= (async () => {

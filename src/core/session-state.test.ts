@@ -49,8 +49,9 @@ describe('applyEvent', () => {
   type Row = [name: string, drafts: EventDraft[], expected: Partial<SessionState>];
   const rows: Row[] = [
     ['session_created sets the session settings', [], { cwd: '/ws', model: 'scripted:/m.json', mode: 'code', sandbox: 'read-only', approval: 'suggest', createdAt: 500, turns: 0 }],
-    ['turn_start counts the turn and titles the session with its first line', [{ type: 'turn_start', data: { turnId: 't1', text: 'fix the bug\nin main.ts' } }], { turns: 1, title: 'fix the bug' }],
-    ['a later turn keeps the first title', [{ type: 'turn_start', data: { turnId: 't1', text: 'first' } }, { type: 'turn_start', data: { turnId: 't2', text: 'second' } }], { turns: 2, title: 'first' }],
+    ['turn_start titles the session with its first line; the turn counts once the model is given its prompt', [{ type: 'turn_start', data: { turnId: 't1', text: 'fix the bug\nin main.ts' } }, { type: 'message', data: { turnId: 't1', message: { role: 'user', text: 'fix the bug\nin main.ts' } } }], { turns: 1, title: 'fix the bug' }],
+    ['a later turn keeps the first title', [{ type: 'turn_start', data: { turnId: 't1', text: 'first' } }, { type: 'message', data: { turnId: 't1', message: { role: 'user', text: 'first' } } }, { type: 'turn_start', data: { turnId: 't2', text: 'second' } }, { type: 'message', data: { turnId: 't2', message: { role: 'user', text: 'second' } } }], { turns: 2, title: 'first' }],
+    ['a command answered locally (/status, /nonsense) is no turn and no title', [{ type: 'turn_start', data: { turnId: 't1', text: '/status' } }, { type: 'turn_start', data: { turnId: 't2', text: '/nonsense' } }], { turns: 0, title: undefined }],
     ['the title is the first 80 characters', [{ type: 'turn_start', data: { turnId: 't1', text: 'x'.repeat(100) } }], { title: 'x'.repeat(80) }],
     ['user and tool messages join the history without counting model calls', [user('hi'), toolMsg], { history: [{ role: 'user', text: 'hi' }, { role: 'tool', results: [{ callId: 'c1', name: 'bash', status: 'completed', output: 'ok' }] }], modelCalls: 0 }],
     ['a cost_update is a model call (one per call, failed and summary calls too); an assistant message is not', [user('hi'), assistant('hello'), cost(1, 1, 0, 0, 0), assistant('again'), cost(2, 2, 0, 0, 0), cost(2, 2, 0, 0, 0)], { modelCalls: 3 }],

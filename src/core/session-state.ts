@@ -1,4 +1,4 @@
-import { parseSlashCommand, ZERO_USAGE, type PlanEntry, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type ReasoningEffort, type SandboxMode, type Usage } from '../protocol/index.js';
+import { commandWord, parseSlashCommand, ZERO_USAGE, type PlanEntry, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type ReasoningEffort, type SandboxMode, type Usage } from '../protocol/index.js';
 import { applyPrune } from './compaction/prune.js';
 
 /** Everything about a session that its event log determines; a load is a fold of this. */
@@ -45,6 +45,8 @@ export interface OpenTurn {
   asks: Record<string, string>;
   /** A model call answered (its message logged) whose cost_update (written after its tools ran) is not in the log yet. */
   uncosted?: boolean;
+  /** The turn sent the model a prompt (it counts in `turns`); a command answered locally (/status) does not. */
+  prompted?: boolean;
 }
 
 /** A session whose log names no effort (created before the setting existed, or with none configured). */
@@ -85,12 +87,16 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       return;
     case 'turn_start':
       s.openTurn = { turnId: e.data.turnId, calls: {}, asks: {} };
-      s.turns++;
-      if (!parseSlashCommand(e.data.text)) s.title ??= e.data.text.split('\n')[0]!.slice(0, 80);
+      if (!parseSlashCommand(e.data.text) && !commandWord(e.data.text)) s.title ??= e.data.text.split('\n')[0]!.slice(0, 80);
       return;
     case 'message':
       s.history.push(e.data.message);
       if (s.openTurn && e.data.message.role === 'assistant') s.openTurn.uncosted = true;
+      // A turn counts once the model is given its prompt: /status and other local answers are no turn.
+      if (s.openTurn && !s.openTurn.prompted && e.data.message.role === 'user') {
+        s.openTurn.prompted = true;
+        s.turns++;
+      }
       return;
     case 'history_compacted': {
       const d = e.data;

@@ -1,4 +1,4 @@
-import { AGENT_MODES, APPROVAL_PRESETS, AgentModeSchema, ApprovalPresetSchema, REASONING_EFFORTS, ReasoningEffortSchema, errorText, isFerretError, usdOf, ZERO_USAGE, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
+import { AGENT_MODES, APPROVAL_PRESETS, SLASH_COMMANDS, AgentModeSchema, ApprovalPresetSchema, REASONING_EFFORTS, ReasoningEffortSchema, errorText, isFerretError, usdOf, ZERO_USAGE, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
 import { compactIfNeeded } from './compaction/compact.js';
 import type { TurnHost } from './turn-host.js';
 
@@ -44,8 +44,14 @@ export async function runSlashCommand(host: TurnHost, name: string, arg: string,
       return attempt(() => host.setModel(arg), `model: ${arg}`);
     }
     default:
-      return answer(`unknown command /${name}`, { message: `unknown command /${name}`, code: 'invalid_params' });
+      return unknownCommand(name);
   }
+}
+
+/** A `/word` that is neither ours nor a team command: said here, never sent to the model (no billed turn). */
+export function unknownCommand(name: string): CommandOutcome {
+  const ours = SLASH_COMMANDS.map((c) => `/${c.name}`).join(', ');
+  return answer(`Unknown command /${name}. Commands: ${ours}, and the team's own from .ferret/commands. Nothing was sent to the model.`);
 }
 
 function answer(text: string, error?: { message: string; code?: ErrorCode }): CommandOutcome {

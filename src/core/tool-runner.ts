@@ -198,7 +198,7 @@ async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
 async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended> {
   const { signal, call } = run;
   const { tool } = j;
-  const refused = await gate(host, run, tool, j.args, j.decision);
+  const refused = await gate(host, run, j);
   if (refused) return refused;
   // A cancel that landed while the call was being judged (or waited its turn) must not let it start.
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
@@ -216,7 +216,8 @@ async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ende
 }
 
 /** Applies the verdict: refuse, or ask a person and wait (any client may answer); undefined lets the call run. */
-async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<string, unknown>, d: CallDecision): Promise<Ended | undefined> {
+async function gate(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended | undefined> {
+  const { tool, args, decision: d } = j;
   const { verdict } = d;
   const entry = { tool: tool.id, key: d.key, verdict };
   if (verdict.action === 'deny') {
@@ -228,9 +229,10 @@ async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<s
     return undefined;
   }
   const requestId = `perm_${run.call.id}`;
+  const edit = await previewOf(host, run, j);
   host.emit({
     type: 'permission_requested',
-    data: { requestId, callId: run.call.id, tool: tool.id, args, risk: verdict.risk, reason: verdict.reason, ...(verdict.rule ? { rule: verdict.rule } : {}) },
+    data: { requestId, callId: run.call.id, tool: tool.id, args, risk: verdict.risk, reason: verdict.reason, ...(verdict.rule ? { rule: verdict.rule } : {}), ...(edit ? { edit } : {}) },
   });
   const answer = await host.askPermission(requestId, run.signal);
   if (answer === 'cancelled') return { status: 'cancelled', output: 'the turn was cancelled while waiting for permission' };
@@ -241,6 +243,17 @@ async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<s
     return { status: 'denied', output: `the user denied this ${tool.id} call${never}; do not retry it, ask the user what to do instead` };
   }
   return undefined;
+}
+
+/** The diff an edit would make, for the question; a preview that fails shows none (the call still asks). */
+async function previewOf(host: TurnHost, run: ToolCallRun, j: Judged) {
+  if (!j.tool.preview) return undefined;
+  try {
+    return await j.tool.preview(j.placedArgs, { cwd: host.state.cwd, files: j.readsKept ? nodeFiles : run.files, signal: run.signal });
+  } catch (err) {
+    host.deps.logger.debug({ err, callId: run.call.id }, 'edit preview failed');
+    return undefined;
+  }
 }
 
 function context(host: TurnHost, run: ToolCallRun, tool: Tool, placed: Map<string, string>): ToolContext {

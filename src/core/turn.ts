@@ -2,8 +2,8 @@ import { ContextOverflowError, ModelError, type ModelProvider, type FinishReason
 import { tokensOf } from './compaction/estimate.js';
 import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction/compact.js';
-import { errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type Image, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
-import { runSlashCommand } from './slash-commands.js';
+import { commandWord, errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type Image, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
+import { runSlashCommand, unknownCommand } from './slash-commands.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { expandCommand } from './commands/team-commands.js';
 import { teamCommandOfTurn } from './commands/turn-command.js';
@@ -60,7 +60,12 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
     // A team's own command (a Markdown file) becomes the user's message, arguments filled in.
     const team = teamCommandOfTurn(session, command ? undefined : text);
     const prompt = team ? expandCommand(team.command, team.args) : text;
-    const outcome = command ? await runSlashCommand(session, command.name, command.arg, turnId, signal) : { kind: 'prompt' as const, text: prompt };
+    const stray = command || team ? undefined : commandWord(text);
+    const outcome = command
+      ? await runSlashCommand(session, command.name, command.arg, turnId, signal)
+      : stray
+        ? unknownCommand(stray)
+        : { kind: 'prompt' as const, text: prompt };
     if (outcome.kind === 'answer') {
       // A command's answer is the turn's text; it never joins the conversation the model sees.
       session.emit({ type: 'message_chunk', data: { turnId, text: outcome.text } });

@@ -26,3 +26,13 @@ export function parseSlashCommand(text: string): { name: string; arg: string } |
   if (!m || !SLASH_COMMANDS.some((c) => c.name === m[1])) return undefined;
   return { name: m[1]!, arg: (m[2] ?? '').trim() };
 }
+
+/**
+ * The command a text names when it reads as one (`/word`, `/word argument`, one line), ours or
+ * not: an unknown one is answered locally and never sent to the model as a billed prompt.
+ * A path that opens a message (`/usr/lib is full`) has a second slash and is a message.
+ */
+export function commandWord(text: string): string | undefined {
+  const m = /^\/([A-Za-z][\w-]*)(?:[ \t]+[^\n]*)?$/.exec(text.trim());
+  return m?.[1];
+}

@@ -27,7 +27,7 @@ describe('core error codes', () => {
     expect(isFerretError(err, 'session_busy')).toBe(false);
     expect(isFerretError(new Error('x'))).toBe(false);
     if (!isFerretError(err, 'session_elsewhere')) throw new Error('not narrowed');
-    expectTypeOf(err.data).toEqualTypeOf<{ owner?: string } | undefined>();
+    expectTypeOf(err.data).toEqualTypeOf<{ owner?: string; pid?: number } | undefined>();
     expect(err.data?.owner).toBe('b');
     expectTypeOf<FerretError['code']>().toEqualTypeOf<ErrorCode>();
   });

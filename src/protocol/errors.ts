@@ -44,7 +44,7 @@ export function isErrorCode(code: unknown): code is ErrorCode {
 
 /** The data some codes always carry, typed; every other code carries free-form details (a field name, a store URL). */
 interface KnownData {
-  session_elsewhere: { owner?: string };
+  session_elsewhere: { owner?: string; pid?: number };
   writer_unreachable: { owner?: string };
 }
 

@@ -95,6 +95,8 @@ export const PermissionRequestedEvent = lazySchema(() =>
     reason: z.string(),
     rule: z.string().optional(),
     parentCallId: z.string().optional(),
+    /** The change an edit would make (its tool's preview), so the person decides on the diff. */
+    edit: z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() }).optional(),
   }),
 );
 export const PermissionResolvedEvent = lazySchema(() =>

@@ -23,6 +23,14 @@ export interface FileAccess {
   writeText: (absPath: string, content: string, signal?: AbortSignal) => Promise<void>;
 }
 
+/**
+ * An editor's file seam gave up (the editor missed its deadline once): the core does the read or
+ * write on disk instead, as it does for an editor that never offered one.
+ */
+export class EditorUnavailableError extends Error {
+  readonly code = 'EDITOR_UNAVAILABLE';
+}
+
 /** A file that does not exist, as every FileAccess reports it (Node's own errors carry ENOENT too). */
 export class FileNotFoundError extends Error {
   readonly code = 'ENOENT';

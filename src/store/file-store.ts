@@ -7,7 +7,7 @@ import { logFds, type FdPool } from './fd-pool.js';
 import { LineScanner } from './line-scanner.js';
 import { loadedSnapshot } from './loaded-snapshot.js';
 import { eventsFile, sessionDir } from './paths.js';
-import { lockSession } from './session-lock.js';
+import { askHandoff, lockSession, watchHandoff } from './session-lock.js';
 import { MetaIndex } from './session-index.js';
 import {
   checkpointAtOrBefore,
@@ -60,15 +60,25 @@ export class FileSessionStore implements SessionStore {
     return existsSync(eventsFile(this.home, id));
   }
 
-  open(id: string, onError: (err: Error) => void): SessionLog | { owner: number } {
-    const lock = lockSession(sessionDir(this.home, id));
+  open(id: string, onError: (err: Error) => void, onHandoffAsked?: () => void): SessionLog | { owner: number } {
+    const dir = sessionDir(this.home, id);
+    const lock = lockSession(dir);
     if ('owner' in lock) return lock;
-    try {
-      return new FileSessionLog(this.home, id, this.pool, lock.release, onError);
-    } catch (err) {
+    const unwatch = onHandoffAsked ? watchHandoff(dir, onHandoffAsked) : () => {};
+    const release = () => {
+      unwatch();
       lock.release();
+    };
+    try {
+      return new FileSessionLog(this.home, id, this.pool, release, onError);
+    } catch (err) {
+      release();
       throw err;
     }
+  }
+
+  askHandoff(id: string): () => void {
+    return askHandoff(sessionDir(this.home, id));
   }
 
   localFolder(id: string): string | undefined {

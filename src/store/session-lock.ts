@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, watch, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive as alive } from '../util/process-alive.js';
 
@@ -25,4 +25,34 @@ export function lockSession(dir: string): { release: () => void } | { owner: num
     }
   }
   return { owner: -1 };
+}
+
+/**
+ * A second process asks the holder of a session to hand it over: a file in the session's `ask/`
+ * folder (its own folder, so the holder's watch never wakes for the log's writes). The holder lets
+ * go once the session is idle (no turn, no question waiting); the asker then takes the lock.
+ */
+export function askHandoff(dir: string): () => void {
+  const folder = join(dir, 'ask');
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const file = join(folder, 'handoff');
+  writeFileSync(file, String(process.pid), { mode: 0o600 });
+  return () => rmSync(file, { force: true });
+}
+
+/** The holder's side: `onAsked` runs when another process asks for the session (and at once if one already waits). */
+export function watchHandoff(dir: string, onAsked: () => void): () => void {
+  const folder = join(dir, 'ask');
+  const file = join(folder, 'handoff');
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const w = watch(folder, (_kind, name) => {
+      if (name === 'handoff' && existsSync(file)) onAsked();
+    });
+    w.on('error', () => w.close());
+    w.unref();
+    return () => w.close();
+  } catch {
+    return () => {}; // no watch (an odd file system): a second process then waits and reports the holder
+  }
 }

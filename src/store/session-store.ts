@@ -163,7 +163,12 @@ export interface SessionStore {
    * The Redis store returns the log at once and takes its lease in the background: a busy
    * session surfaces as FerretError('session_elsewhere', { owner: instance id }) from the first read.
    */
-  open(id: string, onError: (err: Error) => void): SessionLog | { owner: number | string };
+  open(id: string, onError: (err: Error) => void, onHandoffAsked?: () => void): SessionLog | { owner: number | string };
+  /**
+   * Asks the process holding a session's lock to let it go when idle (file store; `onHandoffAsked`
+   * is its side). Returns the withdrawal. Absent: the store has its own takeover (Redis leases).
+   */
+  askHandoff?(id: string): () => void;
   /** For /health. */
   status(): StoreStatus;
   /**

@@ -119,7 +119,23 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * `env` is the server's environment (as ToolContext's).
    */
   prepare?(sandbox: SandboxMode, env: NodeJS.ProcessEnv, host: HostFacts): void;
+  /**
+   * The change a call would make, worked out without making it, so a person asked to approve an
+   * edit sees its diff (ACP clients show it in the permission card). Undefined: nothing to show
+   * (the call would fail, or the tool cannot tell ahead).
+   */
+  preview?(args: z.infer<S>, ctx: PreviewContext): Promise<ProposedEdit | undefined>;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** What a preview may use: the workspace and the turn's file seam, nothing that writes. */
+export type PreviewContext = Pick<ToolContext, 'cwd' | 'files' | 'signal'>;
+
+/** One file's proposed change: `oldText` null for a new file. */
+export interface ProposedEdit {
+  path: string;
+  oldText: string | null;
+  newText: string;
 }
 
 /** The one place a tool is declared; the tool runner validates arguments against `schema`. */

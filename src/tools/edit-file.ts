@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
-import { editInPlace } from './edit/edit-in-place.js';
+import { editInPlace, previewInPlace } from './edit/edit-in-place.js';
 
 export const editFileTool = defineTool({
   id: 'edit_file',
@@ -16,6 +16,7 @@ export const editFileTool = defineTool({
   effect: 'write',
   pathArgs: ['path'],
   title: (a) => `Edit ${a.path}`,
+  preview: (a, ctx) => previewInPlace(a.path, [{ old: a.old, new: a.new, all: a.replace_all === true }], ctx),
   run: (a, ctx) =>
     editInPlace('edit_file', a.path, [{ old: a.old, new: a.new, all: a.replace_all === true }], ctx, {
       label: () => `edit_file ${a.path}`,

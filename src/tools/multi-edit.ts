@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define.js';
-import { editInPlace } from './edit/edit-in-place.js';
+import { editInPlace, previewInPlace } from './edit/edit-in-place.js';
 
 /** Several replacements in one file, in order, written once: all of them or none. */
 export const multiEditTool = defineTool({
@@ -25,6 +25,7 @@ export const multiEditTool = defineTool({
   effect: 'write',
   pathArgs: ['path'],
   title: (a) => `Edit ${a.path} (${a.edits.length} change${a.edits.length === 1 ? '' : 's'})`,
+  preview: (a, ctx) => previewInPlace(a.path, a.edits.map((e) => ({ old: e.old_string, new: e.new_string, all: e.replace_all === true })), ctx),
   run: (a, ctx) => {
     const edits = a.edits.map((e) => ({ old: e.old_string, new: e.new_string, all: e.replace_all === true }));
     const n = edits.length;

@@ -17,6 +17,14 @@ export const writeFileTool = defineTool({
   effect: 'write',
   pathArgs: ['path'],
   title: (a) => `Write ${a.path}`,
+  async preview(a, ctx) {
+    const abs = resolve(ctx.cwd, a.path);
+    try {
+      return { path: abs, oldText: await ctx.files.readText(abs, ctx.signal), newText: a.content };
+    } catch (e) {
+      return isNotFound(e) ? { path: abs, oldText: null, newText: a.content } : undefined;
+    }
+  },
   async run(a, ctx) {
     const abs = resolve(ctx.cwd, a.path);
     if (a.content.length > MAX_EDIT_CHARS) return fail(`cannot write ${a.path}: ${a.content.length} characters is more than write_file takes (${MAX_EDIT_CHARS}); write it in parts with bash`);

@@ -92,7 +92,7 @@ describe('ACP v1 as Zed sees it: the whole flow without a wart', () => {
     expect(c.fsReads).not.toContain(newFile); // a file that does not exist is not asked of the editor
     expect(existsSync(rejectedPath)).toBe(false);
     const calls = tag(turn, 'tool_call');
-    expect(calls.map((t) => t.name)).toEqual(['write_file', 'bash', 'mcp__fixture__echo', 'write_file']);
+    expect(calls.map((t) => ((t._meta?.['ferret.dev'] as { tool?: string } | undefined)?.tool))).toEqual(['write_file', 'bash', 'mcp__fixture__echo', 'write_file']);
     const runs = statusRuns(turn);
     expect(calls.map((t) => runs.get(t.toolCallId))).toEqual([
       ['pending', 'in_progress', 'completed'],
@@ -108,7 +108,7 @@ describe('ACP v1 as Zed sees it: the whole flow without a wart', () => {
 
     // Stop during `sleep 30`: the prompt answers cancelled within a second, the card ends failed.
     const sleeping = c.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'wait a while' }] });
-    await c.waitFor((m) => m['params']?.update?.sessionUpdate === 'tool_call_update' && m['params'].update.status === 'in_progress' && tag(c.of(sid), 'tool_call').at(-1)?.name === 'bash' && m['params'].update.toolCallId === tag(c.of(sid), 'tool_call').at(-1)?.toolCallId);
+    await c.waitFor((m) => m['params']?.update?.sessionUpdate === 'tool_call_update' && m['params'].update.status === 'in_progress' && (tag(c.of(sid), 'tool_call').at(-1)?._meta?.['ferret.dev'] as { tool?: string } | undefined)?.tool === 'bash' && m['params'].update.toolCallId === tag(c.of(sid), 'tool_call').at(-1)?.toolCallId);
     const t0 = Date.now();
     await c.agent.notify('session/cancel', { sessionId: sid });
     expect((await sleeping).stopReason).toBe('cancelled');
@@ -155,7 +155,7 @@ describe('ACP v1 as Zed sees it: the whole flow without a wart', () => {
     expect(d.fsReads).toEqual([]);
   }, 45_000);
 
-  it('an editor that never answers fs/read_text_file: the call fails saying so, the turn ends, the server stays responsive', async () => {
+  it('an editor that never answers fs/read_text_file: ferret withdraws it, reads the disk instead (saying so once), the turn ends, the server stays responsive', async () => {
     const model = writeScript(env.ws, 'model.json', {
       responses: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'model.json' } }] }, { chunks: ['Could not read it.'] }],
     });
@@ -173,10 +173,10 @@ describe('ACP v1 as Zed sees it: the whole flow without a wart', () => {
     expect(withdrawn?.['params']).toMatchObject({ requestId: asked['id'] });
     const ups = c.of(sessionId);
     const call = tag(ups, 'tool_call')[0]!;
-    expect(statusRuns(ups).get(call.toolCallId)).toEqual(['pending', 'in_progress', 'failed']);
-    const failed = tag(ups, 'tool_call_update').find((u) => u.toolCallId === call.toolCallId && u.status === 'failed');
-    expect(JSON.stringify(failed)).toMatch(/the editor did not answer fs\/read_text_file within 1 s/);
-    expect(textOf(ups)).toBe('Could not read it.');
+    // After the missed deadline the read is served from disk: the call completes.
+    expect(statusRuns(ups).get(call.toolCallId)).toEqual(['pending', 'in_progress', 'completed']);
+    expect(textOf(ups)).toMatch(/The editor did not answer fs\/read_text_file within 1 s, so ferret reads and writes files on disk itself/);
+    expect(textOf(ups)).toContain('Could not read it.');
     // Still answering: a second session opens at once.
     const again = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
     expect(again.sessionId).not.toBe(sessionId);

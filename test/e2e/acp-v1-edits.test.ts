@@ -75,7 +75,7 @@ describe('edits over ACP v1 (official SDK client, scripted model)', () => {
     expect(lastOf(t.ups, id).status).toBe('completed');
     // Each update's content replaces the one before: the last that has content is what the client shows.
     const shown = tag(t.ups, 'tool_call_update').filter((u) => u.toolCallId === id && u.content).at(-1)!;
-    expect(tag(t.ups, 'tool_call_update').filter((u) => u.toolCallId === id && u.content?.some((x) => x.type === 'diff'))).toHaveLength(4);
+    expect(tag(t.ups, 'tool_call_update').filter((u) => u.toolCallId === id && u.content?.some((x) => x.type === 'diff'))).toHaveLength(5); // one per file as it lands, and the finished card keeps all four
     const diffs = (shown.content ?? []).filter((x): x is Extract<acp.ToolCallContent, { type: 'diff' }> => x.type === 'diff');
     expect(diffs.map((d) => d.path)).toEqual(['new.txt', 'a.ts', 'old.txt', 'to.txt'].map((p) => join(env.ws, p)));
     expect(diffs[0]).toMatchObject({ oldText: null, newText: 'hello\n' });

@@ -31,7 +31,7 @@ describe('ACP v1 beside the ferret dialect, MCP servers and raw clients', () => 
     expect(tag(ups, 'user_message_chunk').map((u) => (u.content.type === 'text' ? u.content.text : ''))).toEqual(['read the model']);
     expect(tag(ups, 'agent_message_chunk').map((u) => (u.content.type === 'text' ? u.content.text : '')).join('')).toBe('Reading.All read.');
     const call = tag(ups, 'tool_call')[0]!;
-    expect(call).toMatchObject({ name: 'read_file', kind: 'read', locations: [{ path: resolve(env.ws, 'model.json') }] });
+    expect(call).toMatchObject({ _meta: { 'ferret.dev': { tool: 'read_file' } }, kind: 'read', locations: [{ path: resolve(env.ws, 'model.json') }] });
     expect(tag(ups, 'tool_call_update').find((u) => u.toolCallId === call.toolCallId && u.status === 'completed')).toBeDefined();
   });
 
@@ -49,7 +49,7 @@ describe('ACP v1 beside the ferret dialect, MCP servers and raw clients', () => 
     expect(r.stopReason).toBe('end_turn');
     const ups = c.of(sessionId);
     const call = tag(ups, 'tool_call')[0]!;
-    expect(call.name).toBe('mcp__fixture__echo');
+    expect(call._meta?.['ferret.dev']).toMatchObject({ tool: 'mcp__fixture__echo' });
     expect(c.permissions.map((p) => p.toolCall.toolCallId)).toEqual([call.toolCallId]);
     const done = tag(ups, 'tool_call_update').find((u) => u.toolCallId === call.toolCallId && u.status === 'completed');
     expect(JSON.stringify(done?.content)).toContain('echo: ping');

@@ -55,7 +55,7 @@ describe('ACP v1 on stdio, driven by the official SDK client', () => {
     expect(textOf(ups, 'agent_message_chunk')).toBe("I'll create hello.py.Done.");
 
     const calls = tag(ups, 'tool_call');
-    expect(calls.map((t) => [t.name, t.kind])).toEqual([['write_file', 'edit'], ['bash', 'execute']]);
+    expect(calls.map((t) => [((t._meta?.['ferret.dev'] as { tool?: string } | undefined)?.tool), t.kind])).toEqual([['write_file', 'edit'], ['bash', 'execute']]);
     expect(new Set(calls.map((t) => t.toolCallId)).size).toBe(2); // tool_call once per id
     const file = join(env.ws, 'hello.py');
     expect(calls[0]!.locations).toEqual([{ path: file }]);
@@ -82,7 +82,7 @@ describe('ACP v1 on stdio, driven by the official SDK client', () => {
     const replay = d.of(s.sessionId);
     expect(textOf(replay, 'user_message_chunk')).toBe('make hello.py and list');
     expect(textOf(replay, 'agent_message_chunk')).toBe("I'll create hello.py.Done.");
-    expect(tag(replay, 'tool_call').map((t) => t.name)).toEqual(['write_file', 'bash']);
+    expect(tag(replay, 'tool_call').map((t) => (t._meta?.['ferret.dev'] as { tool?: string } | undefined)?.tool)).toEqual(['write_file', 'bash']);
     expect(tag(replay, 'tool_call_update').filter((u) => u.status).map((u) => u.status).at(-1)).toBe('completed');
     const loadAnswer = d.inbound.findIndex((m) => 'result' in m && m['result']?.modes);
     expect(d.inbound.slice(loadAnswer + 1).some((m) => m['method'] === 'session/update' && m['params'].update.sessionUpdate === 'tool_call')).toBe(false);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHIMERA, REPO, exited, track } from '../support/spawn.mjs';
@@ -84,6 +84,26 @@ describe('chimera ferret exec', () => {
     const bad = execSync(['--approval', 'yolo', 'hi']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--approval: unknown preset "yolo"/);
+  });
+
+  it('no model that can run: exit 2 with the message once, and no session is made', () => {
+    env = tempEnv();
+    const r = spawnSync(process.execPath, [CHIMERA, 'ferret', 'exec', '--cwd', env.ws, 'hi'], {
+      env: { ...process.env, CHIMERA_HOME: env.home, FERRET_LOG_LEVEL: 'warn', FERRET_MODEL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr.match(/No model is configured/g)).toHaveLength(1);
+    expect(existsSync(join(env.home, 'eventlog')) ? readdirSync(join(env.home, 'eventlog')) : []).toEqual([]);
+  });
+
+  it('/nonsense is answered locally: exit 0, no model call (the scripted file is untouched)', () => {
+    env = tempEnv();
+    const model = writeScript(env.ws, 'one.json', { responses: [] });
+    const r = execSync(['--model', `scripted:${model}`, '/nonsense']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Unknown command \/nonsense/);
   });
 
   it('Ctrl-C cancels the turn: exit 130 within a second, and nothing it started is left running', async () => {

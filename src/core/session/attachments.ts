@@ -1,5 +1,5 @@
 import { promises as fsp } from 'node:fs';
-import { errorText, FileNotFoundError, isNotFound, type EventDraft, type FileAccess } from '../../protocol/index.js';
+import { EditorUnavailableError, errorText, FileNotFoundError, isNotFound, type EventDraft, type FileAccess } from '../../protocol/index.js';
 import type { Tool } from '../../tools/define.js';
 import { createMcpPool, type McpPool } from '../../tools/mcp-pool.js';
 import { nodeFiles } from '../../tools/node-files.js';
@@ -100,15 +100,26 @@ export class Attachments {
  */
 function editorSeam(files: Partial<FileAccess>): FileAccess {
   const read = files.readText;
+  const write = files.writeText;
   return {
     readText: read
       ? async (path, signal) => {
           if (!(await exists(path))) throw new FileNotFoundError(path);
-          return read(path, signal);
+          return orDisk(() => read(path, signal), () => nodeFiles.readText(path, signal));
         }
       : nodeFiles.readText,
-    writeText: files.writeText ?? nodeFiles.writeText,
+    writeText: write ? (path, content, signal) => orDisk(() => write(path, content, signal), () => nodeFiles.writeText(path, content, signal)) : nodeFiles.writeText,
   };
+}
+
+/** The editor's answer, or the disk's when the editor's seam gave up (EditorUnavailableError). */
+async function orDisk<T>(editor: () => Promise<T>, disk: () => Promise<T>): Promise<T> {
+  try {
+    return await editor();
+  } catch (err) {
+    if (err instanceof EditorUnavailableError) return disk();
+    throw err;
+  }
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -6,6 +6,9 @@ import type { LiveSession } from './live-session.js';
 import { loadSession, type Loaded } from './session-load.js';
 import type { SessionSource } from './session-source.js';
 
+/** How long a load waits for another process to hand over a session it holds (it lets go once idle). */
+const HANDOFF_WAIT_MS = 5_000;
+
 /** Why a loaded log's last turn has no end: whoever ran it stopped first. */
 const INTERRUPTED = 'the ferret server that ran it stopped before the turn ended';
 
@@ -15,6 +18,8 @@ const INTERRUPTED = 'the ferret server that ran it stopped before the turn ended
  */
 export class LocalOpener implements SessionSource {
   readonly instance = undefined;
+  /** Another process asked for a session this one holds (set by the session table, which lets it go when idle). */
+  handoffAsked: ((id: string) => void) | undefined;
 
   constructor(
     private readonly deps: SessionDeps,
@@ -39,7 +44,7 @@ export class LocalOpener implements SessionSource {
    */
   async open(id: string, _write = true, check?: (loaded: Loaded) => void): Promise<LocalSession> {
     const made: { session?: LocalSession } = {};
-    const log = this.openLog(id, () => made.session);
+    const log = await this.openLogHandedOver(id, () => made.session);
     let loaded: Loaded;
     try {
       loaded = await loadSession(id, log, this.deps.folds ?? []);
@@ -65,16 +70,42 @@ export class LocalOpener implements SessionSource {
     return undefined;
   }
 
+  /**
+   * The log of a stored session; when another live process holds it, that process is asked to
+   * hand it over (it lets go once idle) and the lock is taken as soon as it is free, so a second
+   * editor process loads the session instead of being refused (docs/ide.md, *Sessions another
+   * process holds*). A holder still busy after HANDOFF_WAIT_MS is named in the error.
+   */
+  private async openLogHandedOver(id: string, session: () => LocalSession | undefined): Promise<SessionLog> {
+    const deadline = Date.now() + HANDOFF_WAIT_MS;
+    let withdraw: (() => void) | undefined;
+    try {
+      for (;;) {
+        try {
+          return this.openLog(id, session);
+        } catch (err) {
+          const pid = isFerretError(err, 'session_elsewhere') ? err.data?.pid : undefined;
+          if (pid === undefined || !this.deps.store.askHandoff || Date.now() >= deadline) throw busyHolder(err, withdraw !== undefined);
+          withdraw ??= this.deps.store.askHandoff(id);
+          await new Promise((r) => setTimeout(r, 25));
+        }
+      }
+    } finally {
+      withdraw?.();
+    }
+  }
+
   /** Takes the session's lock and opens its log; the notice of a failing write goes to the session once it exists. */
   private openLog(id: string, session: () => LocalSession | undefined): SessionLog {
-    const log = this.deps.store.open(id, (err) => {
+    const onError = (err: Error) => {
       this.deps.logger.error({ err, sessionId: id }, 'event log write failed');
       // The notice itself is queued for the log too; the writer reports a failure streak once, so this cannot loop.
       session()?.emit({ type: 'notice', data: { level: 'error', text: `ferret could not write the session log: ${err.message}` } });
-    });
+    };
+    const log = this.deps.store.open(id, onError, () => this.handoffAsked?.(id));
     if ('owner' in log) {
       const who = typeof log.owner === 'number' ? `another ferret process (pid ${log.owner})` : `ferret instance ${log.owner}`;
-      throw new FerretError('session_elsewhere', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : undefined);
+      throw new FerretError('session_elsewhere', `session ${id} is open in ${who}; one process writes a session at a time`, typeof log.owner === 'string' ? { owner: log.owner } : { pid: log.owner });
     }
     return log;
   }
@@ -98,6 +129,12 @@ export class LocalOpener implements SessionSource {
     if (loaded.rebuilt && loaded.lastSeq > 1000) void session.snapshot();
     return session;
   }
+}
+
+/** The holder was asked and did not let go in time: it is running a turn (or waiting on a question). */
+function busyHolder(err: unknown, asked: boolean): unknown {
+  if (!asked || !isFerretError(err, 'session_elsewhere')) return err;
+  return new FerretError('session_elsewhere', `${err.message}; asked to hand it over, it did not within ${HANDOFF_WAIT_MS / 1000} s (it finishes a running turn first): try again when that turn has ended`, err.data);
 }
 
 export function storageError(id: string, err: unknown): FerretError {

@@ -1,4 +1,4 @@
-import { FerretError, isFerretError, NO_BRIDGE, SESSION_ID_PATTERN, SLASH_COMMANDS, type BridgeStatus, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
+import { errorText, FerretError, isFerretError, NO_BRIDGE, SESSION_ID_PATTERN, SLASH_COMMANDS, type BridgeStatus, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
 import { logSkipped } from '../commands/skipped-notices.js';
 import { scanTeamCommands } from '../commands/team-commands.js';
 import type { StoreStatus } from '../../store/session-store.js';
@@ -56,7 +56,37 @@ export class SessionManager implements Sessions {
     /** Where a session not in memory comes from: `local`, or (a fleet) core/fleet's choice of who writes it. */
     private readonly source: SessionSource = local,
     readonly limits: SessionLimits = DEFAULT_LIMITS,
-  ) {}
+  ) {
+    local.handoffAsked = (id) => void this.handOver(id);
+  }
+
+  /**
+   * Another ferret process asked for a session this one holds (a second editor process loading
+   * it): let it go once no turn runs and no question waits, whoever is attached here. Clients
+   * here are told; a prompt from one of them later asks for it back the same way.
+   */
+  private async handOver(id: string): Promise<void> {
+    const s = this.live.get(id);
+    if (!s || s.isClosed || this.handing.has(id)) return;
+    this.handing.add(id);
+    try {
+      while (s.status === 'running') await s.settled(); // a question waits only inside a turn
+      if (this.live.get(id) !== s || s.isClosed || this.releasing.has(id)) return;
+      s.emit({ type: 'notice', data: { level: 'info', text: 'Another ferret process opened this session and now writes it; a message sent here takes it back once that process is idle.' } });
+      // An open meanwhile (a client here) waits for the lock to be given back, then asks for it again.
+      const gone = s.release().finally(() => this.releasing.delete(id));
+      this.releasing.set(id, gone);
+      this.live.delete(id);
+      await gone;
+      this.deps.logger.info({ sessionId: id }, 'session handed over to another process');
+    } catch (err) {
+      this.deps.logger.warn({ err, sessionId: id }, 'handing a session over failed');
+    } finally {
+      this.handing.delete(id);
+    }
+  }
+
+  private readonly handing = new Set<string>();
 
   create(opts: NewSessionOptions = {}): LiveSession {
     return this.createLocal(opts);
@@ -398,6 +428,16 @@ export class SessionManager implements Sessions {
   /** Where the built-in providers read their keys, and whether each is set. */
   credentials(): Credential[] {
     return this.deps.catalog.credentials();
+  }
+
+  /** Why the default model (or `model`) cannot run now, or undefined when it can (ACP v1 authenticate asks). */
+  modelProblem(model: string = this.defaults.model): string | undefined {
+    try {
+      checkModel(this.deps.resolver, model, this.defaults.cwd);
+      return undefined;
+    } catch (err) {
+      return errorText(err);
+    }
   }
 
   /** Sessions newest first, a page at a time (from the store's index: no log or meta file is read per call). */

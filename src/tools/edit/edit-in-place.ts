@@ -2,7 +2,7 @@
 // it changed since the agent last saw it, apply the replacements all or nothing, write once,
 // remember what was written, and report one diff.
 import { resolve } from 'node:path';
-import { fail, ok, type ToolContext, type ToolOutcome } from '../define.js';
+import { fail, ok, type PreviewContext, type ProposedEdit, type ToolContext, type ToolOutcome } from '../define.js';
 import { unifiedDiff } from '../diff-text.js';
 import { MAX_EDIT_CHARS } from '../node-files.js';
 import { forgivenNote, replaceAll, staleRefusal, type Replaced, type Replacement } from './replace.js';
@@ -37,4 +37,17 @@ export async function editInPlace(
   const diff = await unifiedDiff(abs, before, r.after);
   ctx.fileEdit({ path: abs, diff, changeKind: 'modify', oldText: before, newText: r.after });
   return ok(`${words.done(r)}${forgivenNote(r.forgiven)}\n${diff}`);
+}
+
+/** The text `edits` would leave in the file, for the permission card; undefined when they would fail. */
+export async function previewInPlace(path: string, edits: readonly Replacement[], ctx: PreviewContext): Promise<ProposedEdit | undefined> {
+  const abs = resolve(ctx.cwd, path);
+  try {
+    const before = await ctx.files.readText(abs, ctx.signal);
+    if (before.length > MAX_EDIT_CHARS) return undefined;
+    const r = replaceAll(before, edits, (i) => `edit ${i + 1}`);
+    return r.ok ? { path: abs, oldText: before, newText: r.after } : undefined;
+  } catch {
+    return undefined;
+  }
 }

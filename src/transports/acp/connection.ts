@@ -19,7 +19,7 @@ export interface AcpServerOptions {
   logger: Logger;
   sandbox: SandboxMode;
   version: string;
-  /** How long the client has to answer a file request (fs/*); default 30 s. */
+  /** How long the client has to answer a file request (fs/*); default 10 s. */
   clientTimeoutMs?: number;
   /** ACP v1 clients get only the session updates ACP 0.4 had (no usage_update, config_option_update). */
   legacyUpdates?: boolean;
@@ -37,6 +37,11 @@ const BACKLOG_BYTES = 1024 * 1024;
  * can still lose the last update (its race, not ferret's order).
  */
 const PROMPT_ANSWER_GAP_MS = 10;
+/**
+ * Methods only ACP v1 has: before any initialize they are a client that skipped it (CodeCompanion
+ * may authenticate first), told so, not "method not found" from the ferret dialect's default.
+ */
+const V1_ONLY = new Set(['authenticate', 'logout', 'session/resume', 'session/close', 'session/fork', 'session/delete', 'session/set_config_option']);
 
 /**
  * One ACP connection over a line channel. It frames, classifies and answers JSON-RPC;
@@ -51,6 +56,7 @@ export class AcpConnection {
   private closed = false;
   /** Settles when the last initialize has chosen the dialect; later messages wait for it. */
   private dialectReady: Promise<unknown> = Promise.resolve();
+  private initialized = false;
 
   constructor(
     private readonly channel: Channel,
@@ -63,7 +69,7 @@ export class AcpConnection {
       sandbox: opts.sandbox,
       version: opts.version,
       connectionId,
-      clientTimeoutMs: opts.clientTimeoutMs ?? 30_000,
+      clientTimeoutMs: opts.clientTimeoutMs ?? 10_000,
       legacyUpdates: opts.legacyUpdates ?? false,
       notify: (method, params) => channel.send({ jsonrpc: '2.0', method, params }),
       backpressure: () => ((channel.backlog?.() ?? 0) > BACKLOG_BYTES && !this.closed ? channel.drain() : undefined),
@@ -158,6 +164,9 @@ export class AcpConnection {
   private async answer(id: JsonRpcId, method: string, params: unknown): Promise<void> {
     try {
       await this.preload(params); // the same number of steps as a notification's (see onLine): order is kept
+      if (method !== 'initialize' && !this.initialized && V1_ONLY.has(method)) {
+        throw new RpcError(JSONRPC_INVALID_REQUEST, `Not initialized: send initialize before ${method}`, { method });
+      }
       const result = method === 'initialize' ? await this.initialize(params) : await this.dialect.request(method, params);
       const answer = { jsonrpc: '2.0', id, result: result ?? {} };
       if (method === 'session/prompt' && this.channel.sendApart) this.channel.sendApart(answer, PROMPT_ANSWER_GAP_MS);
@@ -191,7 +200,9 @@ export class AcpConnection {
         : new FerretDialect(this.ctx);
     this.dialect.close();
     this.dialect = next;
-    return next.initialize(params);
+    const answer = await next.initialize(params);
+    this.initialized = true;
+    return answer;
   }
 
   private error(id: JsonRpcId, e: RpcError): void {

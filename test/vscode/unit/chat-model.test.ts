@@ -98,7 +98,7 @@ describe('ChatModel', () => {
   it('asks to reveal the file once an open_file call has run, at its line', () => {
     const m = new ChatModel();
     const effects = feed(m, [
-      { sessionUpdate: 'tool_call', toolCallId: 'o', title: 'Open a.ts:7', name: 'open_file', kind: 'read', locations: [{ path: '/ws/a.ts' }] },
+      { sessionUpdate: 'tool_call', toolCallId: 'o', title: 'Open a.ts:7', kind: 'read', _meta: { 'ferret.dev': { tool: 'open_file' } }, locations: [{ path: '/ws/a.ts' }] },
       { sessionUpdate: 'tool_call_update', toolCallId: 'o', locations: [{ path: '/ws/a.ts', line: 7 }] },
       { sessionUpdate: 'tool_call_update', toolCallId: 'o', status: 'completed', _meta: { 'ferret.dev': { status: 'completed' } } },
       { sessionUpdate: 'tool_call_update', toolCallId: 'o', status: 'completed' },

@@ -156,7 +156,9 @@ export class ChatModel {
         return [];
       case 'tool_call': {
         const card: ToolCard = { id: u.toolCallId, title: u.title, kind: u.kind ?? 'other', status: 'pending', output: '', diffs: [], locations: [] };
-        if (u.name) card.name = u.name;
+        // The tool's name: under _meta (older ferret sent a top-level `name`, which ACP does not define).
+        const tool = ferretMeta<FerretToolMeta>(u._meta)?.tool ?? (u as { name?: unknown }).name;
+        if (typeof tool === 'string') card.name = tool;
         const existing = this.card(u.toolCallId);
         if (existing) Object.assign(existing, card);
         else this.push({ kind: 'tool', card });

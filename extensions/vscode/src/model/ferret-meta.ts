@@ -5,6 +5,8 @@ export const FERRET_NS = 'ferret.dev';
 
 /** On tool call updates: the permission question (or its answer) and the precise final status. */
 export interface FerretToolMeta {
+  /** The tool the call runs (ACP's tool_call has no name field). */
+  tool?: string;
   status?: 'completed' | 'failed' | 'denied' | 'cancelled';
   permission?: { requestId?: string; risk?: string; reason?: string; rule?: string; decision?: string; by?: string };
 }

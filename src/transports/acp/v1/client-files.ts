@@ -1,5 +1,6 @@
 import type { ReadTextFileResponse } from '@agentclientprotocol/sdk';
 import type { FileAccess } from '../../../core/index.js';
+import { EditorUnavailableError } from '../../../protocol/index.js';
 import type { DialectContext } from '../dialect.js';
 
 export interface FsCaps {
@@ -11,13 +12,29 @@ export interface FsCaps {
  * File access through the editor (`fs/read_text_file`, `fs/write_text_file`), so tools see
  * unsaved buffers and edits land in the editor's review UI. Only what the client advertised is
  * given; the core serves the rest from disk.
+ *
+ * An editor that advertises file access and then never answers (agentgui) must not stall every
+ * edit: after one missed deadline the seam gives up for the rest of this client's session, the
+ * core reads and writes on disk (that request too), and `onMiss` tells the person once.
  */
-export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps): Partial<FileAccess> {
+export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps, onMiss: (method: string) => void): Partial<FileAccess> {
+  let gaveUp = false;
+  const call = async (method: string, params: unknown, signal: AbortSignal | undefined): Promise<unknown> => {
+    if (gaveUp) throw new EditorUnavailableError(`the editor missed a file request's deadline earlier; ferret uses the disk`);
+    try {
+      return await ask(ctx, method, params, signal);
+    } catch (err) {
+      if (!(err instanceof MissedDeadline)) throw err;
+      gaveUp = true;
+      onMiss(method);
+      throw new EditorUnavailableError(err.message);
+    }
+  };
   return {
     ...(caps.read
       ? {
           readText: async (path: string, signal?: AbortSignal) => {
-            const r = (await ask(ctx, 'fs/read_text_file', { sessionId, path }, signal)) as ReadTextFileResponse | null;
+            const r = (await call('fs/read_text_file', { sessionId, path }, signal)) as ReadTextFileResponse | null;
             if (typeof r?.content !== 'string') throw new Error(`the editor returned no content for ${path}`);
             return r.content;
           },
@@ -26,25 +43,27 @@ export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps
     ...(caps.write
       ? {
           writeText: async (path: string, content: string, signal?: AbortSignal) => {
-            await ask(ctx, 'fs/write_text_file', { sessionId, path, content }, signal);
+            await call('fs/write_text_file', { sessionId, path, content }, signal);
           },
         }
       : {}),
   };
 }
 
+class MissedDeadline extends Error {}
+
 /**
  * A request to the editor with a deadline: an editor that never answers must not hold the turn.
- * On expiry the request is withdrawn (`$/cancel_request`) and the tool call fails saying why.
+ * On expiry the request is withdrawn (`$/cancel_request`).
  */
 async function ask(ctx: DialectContext, method: string, params: unknown, signal: AbortSignal | undefined): Promise<unknown> {
   const deadline = AbortSignal.timeout(ctx.clientTimeoutMs);
   try {
     return await ctx.request(method, params, signal ? AbortSignal.any([signal, deadline]) : deadline);
   } catch (err) {
-    if (deadline.aborted && !signal?.aborted) {
-      throw new Error(`the editor did not answer ${method} within ${Math.round(ctx.clientTimeoutMs / 100) / 10} s (the request was withdrawn)`);
-    }
+    if (deadline.aborted && !signal?.aborted) throw new MissedDeadline(`the editor did not answer ${method} within ${seconds(ctx.clientTimeoutMs)} s (the request was withdrawn)`);
     throw err;
   }
 }
+
+export const seconds = (ms: number): number => Math.round(ms / 100) / 10;

@@ -28,15 +28,32 @@ const LIST_PAGE = 500;
 /**
  * One auth method per built-in provider key (codex-acp's `env_var` shape): the editor learns which
  * variable to set; an AuthMethodAgent in the v1 schema, with `type` and `vars` as extra fields.
+ * The default model's provider comes first: clients that sign in with the first method
+ * (CodeCompanion) then pick the one that matters.
  */
 function authMethods(manager: Sessions): AuthMethod[] {
-  return manager.credentials().map((c) => ({
+  const provider = manager.defaults.model.split('/')[0];
+  const creds = [...manager.credentials()].sort((a, b) => Number(b.provider === provider) - Number(a.provider === provider));
+  return creds.map((c) => ({
     id: authMethodId(c.envVar),
     name: `${c.provider} API key`,
     description: `Set ${c.envVar} in the environment ferret starts with (in Zed: agent_servers.ferret.env)${c.present ? '; it is set' : ''}`,
     type: 'env_var',
     vars: [{ name: c.envVar }],
   }) as AuthMethod);
+}
+
+/**
+ * `authenticate`: keys come from the environment ferret starts with, so signing in is checking the
+ * default model can run. Whichever method a client picks, a model that runs (a scripted one, one
+ * whose key is set) answers success; else the error says what to set.
+ */
+function authenticate(manager: Sessions, methodId: string): Record<string, never> {
+  const problem = manager.modelProblem();
+  if (problem === undefined) return {};
+  const c = manager.credentials().find((x) => authMethodId(x.envVar) === methodId);
+  if (c && !c.present) throw new RpcError(ACP_AUTH_REQUIRED, `${c.envVar} is not set: set it in the environment ferret starts with (in Zed: agent_servers.ferret.env)`, { envVar: c.envVar });
+  throw new RpcError(ACP_AUTH_REQUIRED, problem, c ? { envVar: c.envVar } : undefined);
 }
 
 function advertisedExtensions(caps: ClientCaps): Set<string> {
@@ -99,7 +116,8 @@ class AcpV1Dialect implements Dialect {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: true, audio: false, embeddedContext: true },
+        // Only what ferret takes: a `false` entry is shown as supported by some clients (agent-shell).
+        promptCapabilities: { image: true, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         // fork is the SDK's unstable method (its stable schema has no name for it yet).
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...UNSTABLE_SESSION_CAPS },
@@ -126,13 +144,8 @@ class AcpV1Dialect implements Dialect {
   private async handle(method: string, params: unknown): Promise<unknown> {
     const m = this.ctx.manager;
     switch (method) {
-      case 'authenticate': {
-        // Keys come from the environment ferret starts with: "authenticating" is checking it is there.
-        const p = parseParams(P.authenticate, params);
-        const c = this.ctx.manager.credentials().find((x) => authMethodId(x.envVar) === p.methodId);
-        if (c && !c.present) throw new RpcError(ACP_AUTH_REQUIRED, `${c.envVar} is not set: set it in the environment ferret starts with (in Zed: agent_servers.ferret.env)`, { envVar: c.envVar });
-        return {};
-      }
+      case 'authenticate':
+        return authenticate(m, parseParams(P.authenticate, params).methodId);
       case 'logout':
         // The v1 schema's logout ends a login; ferret has none to end (auth.logout is not advertised).
         throw new RpcError(
@@ -159,7 +172,8 @@ class AcpV1Dialect implements Dialect {
       case 'session/list': {
         const p = parseParams(P.listSessions, params);
         const page = await m.list({ cursor: p.cursor ?? undefined, limit: LIST_PAGE, cwd: p.cwd ?? undefined });
-        const sessions = page.sessions;
+        // A session nobody prompted (an editor opened it and left) has nothing to resume: it has no title yet.
+        const sessions = page.sessions.filter((x) => x.title !== undefined);
         return {
           ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
           sessions: sessions.map((x) => ({
@@ -304,8 +318,10 @@ class AcpV1Dialect implements Dialect {
     }
   }
 
+  /** This client's link to the session; a session handed to another process and taken back is a new handle: linked afresh. */
   private linkOf(s: SessionHandle): SessionLink {
-    return this.links.get(s.id) ?? this.link(s, false, []);
+    const have = this.links.get(s.id);
+    return have && have.session === s ? have : this.link(s, false, []);
   }
 
   private link(s: SessionHandle, replay: boolean, mcpServers: Parameters<SessionLink['attach']>[1]): SessionLink {

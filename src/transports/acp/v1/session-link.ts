@@ -1,6 +1,6 @@
 import { ZERO_USAGE, type ClientAttachment, type EventData, type TurnOptions, type SessionHandle, type SessionEvent, type Sessions, type StartedTurn } from '../../../core/index.js';
 import type { DialectContext } from '../dialect.js';
-import { clientFiles, type FsCaps } from './client-files.js';
+import { clientFiles, seconds, type FsCaps } from './client-files.js';
 import { toSpec } from './mcp-servers.js';
 import type { McpServerParam } from './params.js';
 import { askPermission } from './permission.js';
@@ -38,6 +38,8 @@ export class SessionLink {
   private readonly clientId: string;
   /** With a client that has terminals: live commands shown in them. */
   private terminals: TerminalMirror | undefined;
+  /** The mapper of the current subscription: it knows each call's card (title, kind, proposed diff). */
+  private mapper: UpdateMapper | undefined;
 
   constructor(
     private readonly ctx: DialectContext,
@@ -74,6 +76,7 @@ export class SessionLink {
       extensions: this.caps.extensions,
       usageBase: replay ? ZERO_USAGE : s.state.usage,
     });
+    this.mapper = mapper;
     const asked = new Map<string, EventData<'permission_requested'>>();
     let chunksSinceMessage = false;
     const sub = s.subscribe(
@@ -116,7 +119,7 @@ export class SessionLink {
     const fs = this.caps.fs;
     this.attachment = s.attach({
       clientId: this.clientId,
-      ...(fs.read || fs.write ? { files: clientFiles(this.ctx, s.id, fs) } : {}),
+      ...(fs.read || fs.write ? { files: clientFiles(this.ctx, s.id, fs, (method) => this.sayDiskFallback(method)) } : {}),
       mcpServers: mcpServers.map((p) => toSpec(p, s.state.cwd)),
     });
   }
@@ -134,6 +137,11 @@ export class SessionLink {
   /** Stop: this client's waiting prompt, else its running turn, else whatever turn runs (it loaded one mid-turn). */
   cancel(): void {
     if (this.session.withdrawQueued(this.clientId)) return;
+    this.cancelRunning();
+  }
+
+  /** The running turn, when it is this client's (or it started none here). */
+  private cancelRunning(): void {
     const running = this.session.runningTurnId;
     if (running && (running === this.myTurnId || this.myTurnId === undefined)) this.session.cancel();
   }
@@ -144,10 +152,22 @@ export class SessionLink {
     if (this.session.runningTurnId !== undefined && this.session.runningTurnId === this.myTurnId) this.session.cancel();
   }
 
+  /** Once per link: the editor missed a file request's deadline, so ferret works on disk from now on. */
+  private sayDiskFallback(method: string): void {
+    const text = `The editor did not answer ${method} within ${seconds(this.ctx.clientTimeoutMs)} s, so ferret reads and writes files on disk itself for the rest of this session.`;
+    this.ctx.logger.warn({ sessionId: this.session.id, method }, 'editor missed a file request deadline; using the disk');
+    const update = this.caps.notices
+      ? { sessionUpdate: 'notice' as const, severity: 'warning' as const, title: text }
+      : { sessionUpdate: 'agent_message_chunk' as const, content: { type: 'text' as const, text: `\n\n_${text}_\n\n` } };
+    this.ctx.notify('session/update', { sessionId: this.session.id, update });
+  }
+
   private ask(d: EventData<'permission_requested'>): void {
     const q = new AbortController();
     this.questions.set(d.requestId, q);
-    askPermission(this.ctx, this.session, d, q.signal);
+    const card = this.mapper?.card(d) ?? { title: d.tool, kind: 'other' as const, content: [] };
+    // A `cancelled` answer stops the turn the question belongs to, when this client may stop it.
+    askPermission(this.ctx, this.session, d, card, () => this.cancelRunning(), q.signal);
   }
 
   private send(mapper: UpdateMapper, e: SessionEvent, replay: boolean): void {

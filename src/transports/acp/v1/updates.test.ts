@@ -52,7 +52,7 @@ describe('tool calls', () => {
   it('tool_call goes out once per id (pending); running, start again, progress and end are tool_call_updates', () => {
     const m = mapper();
     expect(updates(m.map(event(start('c1', { locations: [{ path: '/ws' }] })), false))).toEqual([
-      { sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'ls', name: 'bash', kind: 'execute', status: 'pending', locations: [{ path: '/ws' }], rawInput: { command: 'ls' } },
+      { sessionUpdate: 'tool_call', toolCallId: 'c1', title: 'ls', kind: 'execute', status: 'pending', locations: [{ path: '/ws' }], rawInput: { command: 'ls' }, _meta: { 'ferret.dev': { tool: 'bash' } } },
     ]);
     expect(updates(m.map(event(start('c1', { title: 'ls -la' })), false))).toEqual([{ sessionUpdate: 'tool_call_update', toolCallId: 'c1', title: 'ls -la', locations: [] }]);
     expect(updates(m.map(event({ type: 'tool_call_running', data: { callId: 'c1' } }), false))).toEqual([
@@ -71,7 +71,7 @@ describe('tool calls', () => {
         status: 'completed',
         rawOutput: { status: 'completed', durationMs: 5, exitCode: 0 },
         content: [{ type: 'content', content: { type: 'text', text: '```\na\nb\n```' } }],
-        _meta: { 'ferret.dev': { status: 'completed' } },
+        _meta: { 'ferret.dev': { status: 'completed', tool: 'bash' } },
       },
     ]);
   });
@@ -91,7 +91,7 @@ describe('tool calls', () => {
       status: theirs,
       rawOutput: { status: ours, durationMs: 5, capReached: true },
       content: [{ type: 'content', content: { type: 'text', text: 'out' } }], // not an execute call: no fence
-      _meta: { 'ferret.dev': { status: ours } },
+      _meta: { 'ferret.dev': { status: ours, tool: 'bash' } },
     });
   });
 
@@ -101,7 +101,7 @@ describe('tool calls', () => {
     expect(m.map(event({ type: 'tool_call_progress', data: { callId: 'x', stream: 'stdout', text: 'a' } }), false)).toEqual([]);
     expect(m.map(event({ type: 'file_open', data: { callId: 'x', path: '/ws/a' } }), false)).toEqual([]);
     expect(updates(m.map(event(end('x', 'completed', '')), false))).toEqual([
-      { sessionUpdate: 'tool_call', toolCallId: 'x', title: 'bash', name: 'bash', kind: 'other', status: 'completed', rawOutput: { status: 'completed', durationMs: 5 }, _meta: { 'ferret.dev': { status: 'completed' } } },
+      { sessionUpdate: 'tool_call', toolCallId: 'x', title: 'bash', kind: 'other', status: 'completed', rawOutput: { status: 'completed', durationMs: 5 }, _meta: { 'ferret.dev': { status: 'completed', tool: 'bash' } } },
     ]);
   });
 
@@ -112,7 +112,8 @@ describe('tool calls', () => {
       { sessionUpdate: 'tool_call_update', toolCallId: 'c1', content: [{ type: 'diff', path: '/ws/a.py', oldText: 'old', newText: 'new' }], locations: [{ path: '/ws/a.py' }] },
     ]);
     const [u] = updates(m.map(event(end('c1', 'completed', 'Wrote /ws/a.py')), false));
-    expect(u).not.toHaveProperty('content');
+    // `content` replaces the card's list: the finished edit says its diff again (clients would show a bare "completed").
+    expect(u).toMatchObject({ status: 'completed', content: [{ type: 'diff', path: '/ws/a.py', oldText: 'old', newText: 'new' }] });
     expect(updates(m.map(event({ type: 'file_open', data: { callId: 'c1', path: '/ws/a.py', line: 3 } }), false))).toEqual([
       { sessionUpdate: 'tool_call_update', toolCallId: 'c1', locations: [{ path: '/ws/a.py', line: 3 }] },
     ]);
@@ -170,7 +171,12 @@ describe('permission', () => {
     expect(announced).toMatchObject({ sessionUpdate: 'tool_call', status: 'pending' });
     const requested = event({ type: 'permission_requested', data: { requestId: 'perm_c1', callId: 'c1', tool: 'bash', args: {}, risk: 'high', reason: 'rm', rule: 'bash(rm *)' } });
     expect(updates(m.map(requested, false))).toEqual([
-      { sessionUpdate: 'tool_call_update', toolCallId: 'c1', _meta: { 'ferret.dev': { permission: { requestId: 'perm_c1', risk: 'high', reason: 'rm', rule: 'bash(rm *)' } } } },
+      {
+        sessionUpdate: 'tool_call_update',
+        toolCallId: 'c1',
+        content: [{ type: 'content', content: { type: 'text', text: 'Needs your approval (high risk): rm' } }],
+        _meta: { 'ferret.dev': { permission: { requestId: 'perm_c1', risk: 'high', reason: 'rm', rule: 'bash(rm *)' } } },
+      },
     ]);
     for (const decision of ['allow', 'always', 'deny', 'never'] as const) {
       expect(updates(m.map(event({ type: 'permission_resolved', data: { requestId: 'perm_c1', callId: 'c1', decision, by: 'zed' } }), false))).toEqual([

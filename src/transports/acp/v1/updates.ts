@@ -31,11 +31,35 @@ const fence = (t: string): string => `\`\`\`\n${t.replace(/\n$/, '')}\n\`\`\``;
 const tail = (t: string): string => (t.length > LIVE_OUTPUT_CAP ? `…${t.slice(-LIVE_OUTPUT_CAP)}` : t);
 
 interface CallState {
+  title: string;
+  tool: string;
   kind: ToolKind;
   output: string;
   edited: boolean;
   /** Every file this call changed so far: `content` replaces the client's list, so each update carries them all (a patch of three files). */
   diffs?: ToolCallContent[];
+  /** The diff a pending edit would make (its permission question), until the edit lands. */
+  proposed?: ToolCallContent;
+  /** A person's answer to its question: a refused call's card says so in their words. */
+  decision?: string;
+}
+
+/** The card a permission question shows: the call's own title, kind and what is asked (ACP `ToolCallUpdate`). */
+export interface Card {
+  title: string;
+  kind: ToolKind;
+  content: ToolCallContent[];
+}
+
+/** The question's risk and reason, as a line a person reads on the card. */
+const askLine = (d: EventData<'permission_requested'>): string => `Needs your approval (${d.risk} risk): ${d.reason}`;
+
+/** What a person reads on a refused or stopped card; the model's own instruction stays in its history. */
+function shownEnd(d: EventData<'tool_call_end'>, c: CallState | undefined): string | undefined {
+  if (d.status === 'denied' && (c?.decision === 'deny' || c?.decision === 'never')) {
+    return c.decision === 'never' ? `You rejected this ${c.tool} call and chose never to allow it.` : `You rejected this ${c.tool} call.`;
+  }
+  return undefined;
 }
 
 /**
@@ -111,11 +135,18 @@ export class UpdateMapper {
       }
       case 'permission_requested': {
         const { requestId, risk, reason, rule } = e.data;
+        const c = this.calls.get(e.data.callId);
+        if (c && e.data.edit) c.proposed = { type: 'diff', path: e.data.edit.path, oldText: e.data.edit.oldText, newText: e.data.edit.newText };
         // Still `pending` (it was announced so): the status only moves forward, to in_progress when it runs.
-        return this.patch(e.data.callId, { _meta: { [META_NS]: { permission: { requestId, risk, reason, ...(rule ? { rule } : {}) } } } });
+        // The card shows the proposed diff and why it asks, where clients look (not only in _meta).
+        const meta = { _meta: { [META_NS]: { permission: { requestId, risk, reason, ...(rule ? { rule } : {}) } } } };
+        return this.patch(e.data.callId, { content: this.card(e.data).content, ...meta });
       }
-      case 'permission_resolved':
+      case 'permission_resolved': {
+        const c = this.calls.get(e.data.callId);
+        if (c) c.decision = e.data.decision;
         return this.patch(e.data.callId, { _meta: { [META_NS]: { permission: { requestId: e.data.requestId, decision: e.data.decision, by: e.data.by } } } });
+      }
       case 'sandbox_violation': {
         const v = { tool: e.data.tool, mode: e.data.mode, reason: e.data.reason, ...(e.data.path ? { path: e.data.path } : {}) };
         if (e.data.callId && this.calls.has(e.data.callId)) return this.patch(e.data.callId, { _meta: { [META_NS]: { sandboxViolation: v } } });
@@ -183,38 +214,50 @@ export class UpdateMapper {
   }
 
   private start(d: EventData<'tool_call_start'>): Outbound[] {
-    if (this.calls.has(d.callId)) return this.patch(d.callId, { title: d.title, locations: d.locations });
-    this.calls.set(d.callId, { kind: d.kind, output: '', edited: false });
+    const known = this.calls.get(d.callId);
+    if (known) {
+      known.title = d.title;
+      return this.patch(d.callId, { title: d.title, locations: d.locations });
+    }
+    this.calls.set(d.callId, { title: d.title, tool: d.tool, kind: d.kind, output: '', edited: false });
     return [{
       update: {
         sessionUpdate: 'tool_call',
         toolCallId: d.callId,
         title: d.title,
-        name: d.tool,
         kind: d.kind,
         status: 'pending',
         locations: d.locations,
         rawInput: d.args,
-        // A subagent's call names the task call it belongs to: an editor that nests calls nests it there.
-        ...(d.parentCallId !== undefined ? { _meta: { [META_NS]: { parentToolCallId: d.parentCallId } } } : {}),
+        // The tool's name (not a field of ACP's tool_call); a subagent's call names the task call it belongs to.
+        _meta: { [META_NS]: { tool: d.tool, ...(d.parentCallId !== undefined ? { parentToolCallId: d.parentCallId } : {}) } },
       },
     }];
+  }
+
+  /** The permission card of a call: its title and kind as announced, the proposed diff, and why it asks. */
+  card(d: EventData<'permission_requested'>): Card {
+    const c = this.calls.get(d.callId);
+    return { title: c?.title ?? d.tool, kind: c?.kind ?? 'other', content: [...(c?.proposed ? [c.proposed] : []), text(askLine(d))] };
   }
 
   private end(d: EventData<'tool_call_end'>): Outbound {
     const c = this.calls.get(d.callId);
     const status = STATUS[d.status];
     const rawOutput = { status: d.status, durationMs: d.durationMs, ...(d.exitCode !== undefined ? { exitCode: d.exitCode } : {}), ...(d.capReached ? { capReached: true } : {}) };
-    const keepDiff = c?.edited === true && d.status === 'completed';
-    const body = c?.kind === 'execute' ? fence(tail(d.output)) : tail(d.output);
+    // `content` replaces the card's list: a finished edit keeps its diffs (clients would show a bare "completed").
+    const keepDiff = c?.edited === true && d.status === 'completed' && c.diffs !== undefined;
+    const shown = shownEnd(d, c);
+    const body = shown ?? (c?.kind === 'execute' ? fence(tail(d.output)) : tail(d.output));
     // A command shown in the client's terminal stays shown there (the client keeps a released terminal's output).
     const terminalId = this.opts.terminalOf?.(d.callId);
-    const content: ToolCallContent[] | undefined = terminalId !== undefined ? [{ type: 'terminal', terminalId }] : keepDiff || d.output === '' ? undefined : [text(body)];
-    const fields = { status, rawOutput, ...(content ? { content } : {}), _meta: { [META_NS]: { status: d.status } } };
+    const content: { content?: ToolCallContent[] } =
+      terminalId !== undefined ? { content: [{ type: 'terminal', terminalId }] } : keepDiff ? { content: c.diffs } : d.output === '' && shown === undefined ? {} : { content: [text(body)] };
+    const fields = { status, rawOutput, ...content, _meta: { [META_NS]: { status: d.status, tool: d.tool } } };
     if (!c) {
       // Never announced (a log that starts mid-call): announce it now, already finished.
-      this.calls.set(d.callId, { kind: 'other', output: '', edited: false });
-      return { update: { sessionUpdate: 'tool_call', toolCallId: d.callId, title: d.tool, name: d.tool, kind: 'other', ...fields } };
+      this.calls.set(d.callId, { title: d.tool, tool: d.tool, kind: 'other', output: '', edited: false });
+      return { update: { sessionUpdate: 'tool_call', toolCallId: d.callId, title: d.tool, kind: 'other', ...fields } };
     }
     return { update: { sessionUpdate: 'tool_call_update', toolCallId: d.callId, ...fields } };
   }

@@ -198,13 +198,13 @@ async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
 async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended> {
   const { signal, call } = run;
   const { tool } = j;
-  const refused = await gate(host, run, tool, j.args, j.decision);
-  if (refused) return refused;
+  const gated = await gate(host, run, tool, j.args, j.decision);
+  if (gated !== 'allowed' && gated !== 'allowed-by-person') return gated;
   // A cancel that landed while the call was being judged (or waited its turn) must not let it start.
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
   host.emit({ type: 'tool_call_running', data: { callId: call.id } });
   const files = j.readsKept ? nodeFiles : run.files;
-  const out: ToolOutcome = await tool.run(j.placedArgs, context(host, { ...run, files }, tool, j.placedExtras));
+  const out: ToolOutcome = await tool.run(j.placedArgs, { ...context(host, { ...run, files }, tool, j.placedExtras), repoMetadataWritable: gated === 'allowed-by-person' && j.decision.repoMetadata === 'ordinary' });
   if (signal.aborted) return { status: 'cancelled', output: out.output, exitCode: out.exitCode ?? null };
   return {
     status: out.status,
@@ -215,8 +215,11 @@ async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ende
   };
 }
 
-/** Applies the verdict: refuse, or ask a person and wait (any client may answer); undefined lets the call run. */
-async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<string, unknown>, d: CallDecision): Promise<Ended | undefined> {
+/**
+ * Applies the verdict: refuse, or ask a person and wait (any client may answer). `allowed-by-person`:
+ * a person let the call run (now, or by their persisted "always" for it), not a rule or the preset.
+ */
+async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<string, unknown>, d: CallDecision): Promise<Ended | 'allowed' | 'allowed-by-person'> {
   const { verdict } = d;
   const entry = { tool: tool.id, key: d.key, verdict };
   if (verdict.action === 'deny') {
@@ -225,7 +228,7 @@ async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<s
   }
   if (verdict.action === 'allow') {
     recordDecision(host, entry, 'allow', verdict.by);
-    return undefined;
+    return verdict.by === 'persisted' ? 'allowed-by-person' : 'allowed';
   }
   const requestId = `perm_${run.call.id}`;
   host.emit({
@@ -240,7 +243,7 @@ async function gate(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<s
     const never = answer.decision === 'never' ? ' and asked never to allow it' : '';
     return { status: 'denied', output: `the user denied this ${tool.id} call${never}; do not retry it, ask the user what to do instead` };
   }
-  return undefined;
+  return 'allowed-by-person';
 }
 
 function context(host: TurnHost, run: ToolCallRun, tool: Tool, placed: Map<string, string>): ToolContext {

@@ -39,6 +39,12 @@ export interface ToolContext {
   placed?: ReadonlyMap<string, string>;
   /** The session's extra workspace roots (real paths, ACP `additionalDirectories`): a search there stays inside the one it starts in. */
   roots?: readonly string[];
+  /**
+   * A person allowed this call (answered now, or their remembered "always" for it), and its
+   * approval said it is an everyday write of the repository's metadata (`repoMetadata: ordinary`):
+   * the command sandbox leaves `.git` writable for it, all but the paths that carry code.
+   */
+  repoMetadataWritable?: boolean;
 }
 
 export interface ToolOutcome {
@@ -56,6 +62,11 @@ export interface ToolApproval {
   key: string;
   /** The tool's own judgement; without one, the policy decides on the tool's effect. */
   judgement?: ToolJudgement;
+  /**
+   * The call writes the workspace repository's metadata (bash: git-metadata.ts): `ordinary` may
+   * when a person allows it; `kept-read-only` may not (the prompt says so).
+   */
+  repoMetadata?: 'ordinary' | 'kept-read-only';
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -79,7 +90,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The shell text a call runs (bash): judged for the paths it may read (sandbox policy/read-guard.ts). */
   commandText?(args: z.infer<S>): string;
   /** Approval knowledge of its own (bash: the classifier and a canonical key from one parse). */
-  approval?(args: z.infer<S>, rules: RuleSet): Promise<ToolApproval>;
+  approval?(args: z.infer<S>, rules: RuleSet, sandbox?: SandboxMode): Promise<ToolApproval>;
   /** Finishes "the output was cut; …": how the model reads the rest (when it is not kept in a file). */
   readMore?: string;
   /**

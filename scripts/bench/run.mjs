@@ -15,7 +15,7 @@ const onlyArg = argv.find((a) => a.startsWith('--only'));
 const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1] : argv[argv.indexOf(onlyArg) + 1]).split(',') : undefined;
 const write = !argv.includes('--no-write') && !only;
 
-const ALL = ['startup', 'firsttool', 'streaming', 'fanout', 'memory', 'tools', 'concurrency', 'longlog', 'sessions', 'fleet', 'bridge'];
+const ALL = ['startup', 'firsttool', 'streaming', 'fanout', 'memory', 'tools', 'bigrepo', 'concurrency', 'longlog', 'sessions', 'fleet', 'bridge'];
 const t0 = now();
 const rows = [];
 const failures = [];

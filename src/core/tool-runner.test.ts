@@ -141,7 +141,7 @@ describe('approval', () => {
     answer(t, 'allow');
     await t.session.startTurn('go').done;
     expect(ofType(t.events, 'permission_requested').map((e) => e.data)).toEqual([
-      { requestId: 'perm_call_1_1', callId: 'call_1_1', tool: 'write_file', args: { path: 'ok.txt', content: 'yes' }, risk: 'medium', reason: 'suggest preset asks before every write' },
+      { requestId: 'perm_call_1_1', callId: 'call_1_1', tool: 'write_file', args: { path: 'ok.txt', content: 'yes' }, risk: 'medium', reason: 'suggest preset asks before every write', edit: { path: expect.stringMatching(/\/ok\.txt$/), oldText: null, newText: 'yes' } },
     ]);
     expect(ofType(t.events, 'permission_resolved').map((e) => e.data)).toEqual([{ requestId: 'perm_call_1_1', callId: 'call_1_1', decision: 'allow', by: 'tester' }]);
     expect(ofType(t.events, 'tool_call_end')[0]!.data.status).toBe('completed');

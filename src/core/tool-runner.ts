@@ -198,13 +198,13 @@ async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
 async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended> {
   const { signal, call } = run;
   const { tool } = j;
-  const refused = await gate(host, run, j);
-  if (refused) return refused;
+  const gated = await gate(host, run, j);
+  if (gated !== 'allowed' && gated !== 'allowed-by-person') return gated;
   // A cancel that landed while the call was being judged (or waited its turn) must not let it start.
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
   host.emit({ type: 'tool_call_running', data: { callId: call.id } });
   const files = j.readsKept ? nodeFiles : run.files;
-  const out: ToolOutcome = await tool.run(j.placedArgs, context(host, { ...run, files }, tool, j.placedExtras));
+  const out: ToolOutcome = await tool.run(j.placedArgs, { ...context(host, { ...run, files }, tool, j.placedExtras), repoMetadataWritable: gated === 'allowed-by-person' && j.decision.repoMetadata === 'ordinary' });
   if (signal.aborted) return { status: 'cancelled', output: out.output, exitCode: out.exitCode ?? null };
   return {
     status: out.status,
@@ -215,8 +215,11 @@ async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ende
   };
 }
 
-/** Applies the verdict: refuse, or ask a person and wait (any client may answer); undefined lets the call run. */
-async function gate(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended | undefined> {
+/**
+ * Applies the verdict: refuse, or ask a person and wait (any client may answer). `allowed-by-person`:
+ * a person let the call run (now, or by their persisted "always" for it), not a rule or the preset.
+ */
+async function gate(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended | 'allowed' | 'allowed-by-person'> {
   const { tool, args, decision: d } = j;
   const { verdict } = d;
   const entry = { tool: tool.id, key: d.key, verdict };
@@ -226,7 +229,7 @@ async function gate(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended 
   }
   if (verdict.action === 'allow') {
     recordDecision(host, entry, 'allow', verdict.by);
-    return undefined;
+    return verdict.by === 'persisted' ? 'allowed-by-person' : 'allowed';
   }
   const requestId = `perm_${run.call.id}`;
   const edit = await previewOf(host, run, j);
@@ -242,7 +245,7 @@ async function gate(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ended 
     const never = answer.decision === 'never' ? ' and asked never to allow it' : '';
     return { status: 'denied', output: `the user denied this ${tool.id} call${never}; do not retry it, ask the user what to do instead` };
   }
-  return undefined;
+  return 'allowed-by-person';
 }
 
 /** The diff an edit would make, for the question; a preview that fails shows none (the call still asks). */

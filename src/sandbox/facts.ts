@@ -7,6 +7,7 @@
 //   blocks, root names the host runs) and its latest `.git` scan.
 import { homedir } from 'node:os';
 import { setBounded } from '../util/bounded-map.js';
+import type { DirIndex } from './paths/dir-index.js';
 
 export interface HostFactsOptions {
   /**
@@ -129,6 +130,8 @@ export class WorkspaceFacts {
   rootRunPaths: readonly string[] | undefined;
   /** The latest `.git` scan (paths/git-scan.ts). */
   gitScan: GitScan | undefined;
+  /** The folders the guard has read, refreshed by change time (paths/dir-index.ts); rebuilt when its key (budget, state blocks) changes. */
+  dirIndex: { key: string; index: DirIndex } | undefined;
 
   constructor(
     readonly host: HostFacts,

@@ -22,6 +22,7 @@ export { pidsCgroupAvailable } from './confine/cgroup.js';
 export { BACKGROUND_LIMITS, COMMAND_LIMITS } from './limits.js';
 export { detectViolation } from './confine/violation.js';
 export { refreshHomeSockets } from './confine/home-masks.js';
-export { scanWorkspace, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';
+export { scanWorkspace, sweepGitDir, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';
 
 export { bashApproval, loadBashParser } from './bash/on-demand.js';
+export { gitMetadataNote, type GitMetadataNeed } from './bash/git-metadata-note.js';

@@ -5,15 +5,17 @@ import {
   COMMAND_LIMITS,
   confineCommand,
   detectViolation,
+  gitMetadataNote,
   probeBwrap,
   refreshHomeSockets,
   scanWorkspace,
+  sweepGitDir,
   sweepWorkspace,
   type ConfinedSpawn,
   type RuleSet,
   type WorkspaceScan,
 } from '../sandbox/index.js';
-import type { ToolJudgement } from '../protocol/index.js';
+import type { SandboxMode, ToolJudgement } from '../protocol/index.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
 import { BwrapFirstLine } from './bwrap-first-line.js';
 import { spawnCommand, warmSpawner } from './spawner.js';
@@ -51,7 +53,7 @@ function tooBigToJudge(command: string): string | undefined {
  * too deep) or makes the parser fail: that is asked for with risk high, as an opaque command
  * (never run unattended, never allowed by a remembered "always"), and never crashes the call.
  */
-async function judgeBash(command: string, rules: RuleSet): Promise<ToolApproval> {
+async function judgeBash(command: string, rules: RuleSet, sandbox?: SandboxMode): Promise<ToolApproval> {
   const opaque = (reason: string): ToolApproval => {
     const judgement: ToolJudgement = { action: 'ask', risk: 'high', reason: `${reason}; it cannot be judged before it runs`, readOnly: false, opaque: true };
     return { key: command.trim(), judgement };
@@ -59,7 +61,15 @@ async function judgeBash(command: string, rules: RuleSet): Promise<ToolApproval>
   const big = tooBigToJudge(command);
   if (big) return opaque(big);
   try {
-    return await bashApproval(command, rules);
+    const made = await bashApproval(command, rules);
+    // What an approval would let it do to .git, said before the person answers (workspace-write only:
+    // elsewhere .git is either read-only with everything else or not confined at all).
+    const note = sandbox === 'workspace-write' && made.judgement.action === 'ask' ? gitMetadataNote(made.gitMetadata) : undefined;
+    return {
+      key: made.key,
+      judgement: note ? { ...made.judgement, reason: `${made.judgement.reason} ${note}` } : made.judgement,
+      ...(made.gitMetadata ? { repoMetadata: made.gitMetadata } : {}),
+    };
   } catch (err) {
     return opaque(`the shell parser failed on it (${err instanceof Error ? err.message : String(err)})`);
   }
@@ -82,7 +92,7 @@ export const bashTool = defineTool({
   kind: 'execute',
   effect: 'execute',
   title: (a) => a.command.split('\n')[0]!.slice(0, 120),
-  approval: (a, rules) => judgeBash(a.command, rules),
+  approval: (a, rules, sandbox) => judgeBash(a.command, rules, sandbox),
   commandText: (a) => a.command,
   // A call before the idle warm-up got to them (a prompt sent at once): the helper's start and
   // the bubblewrap probe run while the classifier loads, not after it.
@@ -108,14 +118,25 @@ export const bashTool = defineTool({
     }
     // Under workspace-write: every .git in the tree (and what it points to) is made read-only for
     // the run, and what the run creates that the host would run is moved aside after it.
+    // A person's approval of an everyday git command lets it write .git, never .git's code (confine.ts).
+    const gitWritable = ctx.sandbox === 'workspace-write' && ctx.repoMetadataWritable === true;
     for (let attempt = 1; ; attempt++) {
       const scan = ctx.sandbox === 'workspace-write' ? await scanWorkspace(ctx.facts) : undefined;
       const startedAt = Date.now();
       // Once the session has background processes, its commands share their network namespace.
       const netnsPid = ctx.sandbox !== 'danger-full-access' ? ctx.processes?.sharedNetns() : undefined;
-      const spawn = confineCommand({ host: ctx.facts.host, mode: ctx.sandbox, workspace: ctx.cwd, command: a.command, env: ctx.env, ...(scan ? { scan } : {}), ...(netnsPid !== undefined ? { netnsPid } : {}) });
+      const spawn = confineCommand({
+        host: ctx.facts.host,
+        mode: ctx.sandbox,
+        workspace: ctx.cwd,
+        command: a.command,
+        env: ctx.env,
+        ...(scan ? { scan } : {}),
+        ...(netnsPid !== undefined ? { netnsPid } : {}),
+        ...(gitWritable ? { gitWritable } : {}),
+      });
       try {
-        const r = await runConfined(spawn, a, ctx, scan, startedAt, attempt < PLACEHOLDER_ATTEMPTS);
+        const r = await runConfined(spawn, a, ctx, scan, startedAt, attempt < PLACEHOLDER_ATTEMPTS, gitWritable);
         if (r !== 'retry') return r;
       } finally {
         spawn.release();
@@ -140,6 +161,7 @@ async function runConfined(
   scan: WorkspaceScan | undefined,
   startedAt: number,
   mayRetry: boolean,
+  gitWritable: boolean,
 ): Promise<ToolOutcome | 'retry'> {
   // Started by the command helper (spawner.ts): the fork does not block the server's event loop.
   // Own process group, so cancel and timeout kill everything it started.
@@ -214,7 +236,9 @@ async function runConfined(
   let blocked = false;
   if (scan) {
     spawn.release(); // placeholders first: the sweep must not take them for the command's work
-    for (const m of await sweepWorkspace(ctx.facts, scan, startedAt)) {
+    const moved = await sweepWorkspace(ctx.facts, scan, startedAt);
+    if (gitWritable) moved.push(...sweepGitDir(ctx.cwd, startedAt));
+    for (const m of moved) {
       blocked = true;
       ctx.violation(m.reason, m.path);
       tail += `\n[sandbox: ${m.reason}]`;

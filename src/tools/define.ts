@@ -47,6 +47,12 @@ export interface ToolContext {
    * none may run (inside a subagent, a bare test context).
    */
   subagent?(req: SubagentRequest): Promise<ToolOutcome>;
+  /**
+   * A person allowed this call (answered now, or their remembered "always" for it), and its
+   * approval said it is an everyday write of the repository's metadata (`repoMetadata: ordinary`):
+   * the command sandbox leaves `.git` writable for it, all but the paths that carry code.
+   */
+  repoMetadataWritable?: boolean;
 }
 
 /** What the task tool asks of the core: a child loop on one sub-question. */
@@ -72,6 +78,11 @@ export interface ToolApproval {
   key: string;
   /** The tool's own judgement; without one, the policy decides on the tool's effect. */
   judgement?: ToolJudgement;
+  /**
+   * The call writes the workspace repository's metadata (bash: git-metadata.ts): `ordinary` may
+   * when a person allows it; `kept-read-only` may not (the prompt says so).
+   */
+  repoMetadata?: 'ordinary' | 'kept-read-only';
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -95,7 +106,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The shell text a call runs (bash): judged for the paths it may read (sandbox policy/read-guard.ts). */
   commandText?(args: z.infer<S>): string;
   /** Approval knowledge of its own (bash: the classifier and a canonical key from one parse). */
-  approval?(args: z.infer<S>, rules: RuleSet): Promise<ToolApproval>;
+  approval?(args: z.infer<S>, rules: RuleSet, sandbox?: SandboxMode): Promise<ToolApproval>;
   /** Finishes "the output was cut; …": how the model reads the rest (when it is not kept in a file). */
   readMore?: string;
   /**

@@ -23,6 +23,8 @@ export interface CallDecision {
    * it may run beside the reply's other reads (loop/run-calls.ts).
    */
   readOnly: boolean;
+  /** The approval said the call writes the repository's metadata in an everyday way (ToolApproval.repoMetadata). */
+  repoMetadata?: 'ordinary' | 'kept-read-only';
 }
 
 /**
@@ -31,7 +33,7 @@ export interface CallDecision {
  */
 export async function decideCall(host: TurnHost, tool: Tool, args: Record<string, unknown>, reals: string[]): Promise<CallDecision> {
   const { cwd, sandbox, approval: preset } = host.state;
-  const approval: ToolApproval = tool.approval ? await tool.approval(args, host.deps.rules) : { key: defaultKey(args, tool, reals) };
+  const approval: ToolApproval = tool.approval ? await tool.approval(args, host.deps.rules, sandbox) : { key: defaultKey(args, tool, reals) };
   // A log the fleet shares is read up to what other instances wrote (bounded); the file log answers at once.
   const audit = host.deps.audit;
   const persisted = audit.lookupAsync ? await audit.lookupAsync(cwd, tool.id, approval.key, sandbox) : audit.lookup(cwd, tool.id, approval.key, sandbox);
@@ -60,7 +62,8 @@ export async function decideCall(host: TurnHost, tool: Tool, args: Record<string
   // What the call may read beyond the workspace (a secret location; outside, under read-only) is asked for.
   const command = tool.commandText?.(args);
   const reach = await callReach(host.deps.sandbox.workspace(cwd), sandbox, { reals, ...(command !== undefined ? { command } : {}) });
-  return { verdict: guardReads(guardWrites(verdict, tool, reals, host), reach, { preset, sandbox }), key: approval.key, readOnly };
+  const repoMetadata = approval.repoMetadata ? { repoMetadata: approval.repoMetadata } : {};
+  return { verdict: guardReads(guardWrites(verdict, tool, reals, host), reach, { preset, sandbox }), key: approval.key, readOnly, ...repoMetadata };
 }
 
 /** A file tool writing what the host runs later (hooks, `.vscode/tasks.json`, …) is asked for (sandbox/paths/host-meta.ts). */

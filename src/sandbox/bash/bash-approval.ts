@@ -3,6 +3,8 @@ import { classifyBash } from './classifier.js';
 import { normalizeBash } from './normalize.js';
 import type { RuleSet } from '../policy/rules.js';
 import { setBounded } from '../../util/bounded-map.js';
+import { gitMetadataNeed } from './git-metadata.js';
+import type { GitMetadataNeed } from './git-metadata-note.js';
 
 /**
  * Judging is synchronous and costs ~2-3 ms of CPU per line of shell: a script longer than this
@@ -15,19 +17,26 @@ export const MAX_JUDGED_LINES = 24;
  * The bash tool's approval knowledge: the classifier's verdict and the canonical key that a
  * person's "always"/"never" persists under. The parser keeps its last parses, so the two share one.
  */
-export async function bashApproval(command: string, rules: RuleSet): Promise<{ key: string; judgement: ToolJudgement }> {
+export interface BashApproval {
+  key: string;
+  judgement: ToolJudgement;
+  /** Whether the command writes the repository's metadata, and may when approved (git-metadata.ts). */
+  gitMetadata?: GitMetadataNeed;
+}
+
+export async function bashApproval(command: string, rules: RuleSet): Promise<BashApproval> {
   const text = command.trim();
   // The verdict is a function of the text and the rules alone (no file system, no environment):
   // an agent runs the same few commands again and again, and a thousand sessions run the same one.
   let byText = recent.get(rules);
   if (!byText) recent.set(rules, (byText = new Map()));
   const hit = byText.get(text);
-  if (hit) return { key: hit.key, judgement: { ...hit.judgement } };
+  if (hit) return { ...hit, judgement: { ...hit.judgement } };
   const made = await judge(text, rules);
   // Not kept: long texts (memory), and opaque verdicts (one may come from a parser that failed
   // to load, and must not outlive the failure).
   if (text.length <= RECENT_MAX_CHARS && !made.judgement.opaque) setBounded(byText, text, made, RECENT_MAX);
-  return { key: made.key, judgement: { ...made.judgement } };
+  return { ...made, judgement: { ...made.judgement } };
 }
 
 /**
@@ -36,9 +45,9 @@ export async function bashApproval(command: string, rules: RuleSet): Promise<{ k
  */
 const RECENT_MAX = 64;
 const RECENT_MAX_CHARS = 2048;
-const recent = new WeakMap<RuleSet, Map<string, { key: string; judgement: ToolJudgement }>>();
+const recent = new WeakMap<RuleSet, Map<string, BashApproval>>();
 
-async function judge(text: string, rules: RuleSet): Promise<{ key: string; judgement: ToolJudgement }> {
+async function judge(text: string, rules: RuleSet): Promise<BashApproval> {
   const lines = judgedLines(text);
   if (lines > MAX_JUDGED_LINES) {
     const reason = `The command is a ${lines}-line script, too long to judge command by command without stalling the server; a person must read it (or the agent can split it, or write it to a file and run that).`;
@@ -46,8 +55,9 @@ async function judge(text: string, rules: RuleSet): Promise<{ key: string; judge
   }
   const verdict = await classifyBash(text, rules);
   const key = await normalizeBash(text);
-  const { commands: _commands, ...judgement } = verdict;
-  return { key, judgement };
+  const { commands, ...judgement } = verdict;
+  const gitMetadata = gitMetadataNeed(commands, verdict.opaque === true);
+  return { key, judgement, ...(gitMetadata ? { gitMetadata } : {}) };
 }
 
 /**

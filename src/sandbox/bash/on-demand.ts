@@ -1,13 +1,13 @@
 // The door's way to the bash classifier: it and its WASM shell parser (~100 KB of code) load on
 // first use, not with the door, so a server's start-up (which imports the door) does not load them.
-import type { ToolJudgement } from '../../protocol/index.js';
 import type { RuleSet } from '../policy/rules.js';
+import type { BashApproval } from './bash-approval.js';
 
 // The loaded module, so that calls after the first do not wait for import() again.
 let approval: typeof import('./bash-approval.js') | undefined;
 
 /** The bash tool's approval knowledge (bash-approval.ts): the classifier's verdict and the persisted key. */
-export async function bashApproval(command: string, rules: RuleSet): Promise<{ key: string; judgement: ToolJudgement }> {
+export async function bashApproval(command: string, rules: RuleSet): Promise<BashApproval> {
   approval ??= await import('./bash-approval.js');
   return approval.bashApproval(command, rules);
 }

@@ -2,7 +2,7 @@
 // The OS enforces the sandbox; nothing here inspects the command string.
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isInside, type SandboxMode } from '../../protocol/index.js';
 import type { BwrapProbe, HostFacts, WorkspaceFacts } from '../facts.js';
 import { PLACEHOLDER_NAMES, repoTargets, rootRunPaths } from '../paths/host-meta.js';
@@ -37,7 +37,24 @@ export interface ConfineRequest {
    * the command gets SHLVL=1 (background processes, whose stdin process_input writes).
    */
   stdinSocket?: boolean;
+  /**
+   * A person approved this everyday git command (bash/git-metadata.ts): the workspace's own `.git`
+   * folder is writable for it, except what carries code (GIT_CODE_PATHS), which stays read-only.
+   */
+  gitWritable?: boolean;
 }
+
+/**
+ * Inside a writable `.git`: what git or the person's tools run or load as code. hooks/ runs at
+ * commit; config (and config.worktree) names programs (core.fsmonitor, filters, aliases);
+ * info/ holds attributes (which select those filters) and sparse-checkout; modules/ and
+ * worktrees/ are other repositories' git directories with their own hooks and config.
+ * A missing folder among them gets an empty read-only placeholder, as a missing `.git` does; a
+ * missing file (commondir, config.worktree) that the command creates is moved aside after it
+ * (workspace-guard.ts sweepGitDir).
+ */
+export const GIT_CODE_PATHS: readonly string[] = ['hooks', 'config', 'config.worktree', 'info', 'modules', 'worktrees', 'commondir'];
+const GIT_CODE_FOLDERS = new Set(['hooks', 'info', 'modules', 'worktrees']);
 
 /** Spawn with `{ env, extendEnv: false, detached: true }` and kill the process group to cancel. */
 export interface ConfinedSpawn {
@@ -158,7 +175,7 @@ interface Guard {
  * What stays read-only inside a writable workspace (host-meta.ts: git metadata at any depth,
  * what it points to, the files other tools run), and the missing names that get a placeholder.
  */
-function workspaceGuard(facts: WorkspaceFacts, scan: WorkspaceScan | undefined): Guard {
+function workspaceGuard(facts: WorkspaceFacts, scan: WorkspaceScan | undefined, gitWritable = false): Guard {
   const ws = facts.workspace;
   const host = facts.host;
   const roots = rootRunPaths(facts);
@@ -174,8 +191,15 @@ function workspaceGuard(facts: WorkspaceFacts, scan: WorkspaceScan | undefined):
   const noRepo = bare(dotGit);
   const placeholders = PLACEHOLDER_NAMES.map((n) => join(ws, n)).filter((p) => isPlaceholder(host, p) || (p === dotGit ? noRepo : bare(p)));
   const repo = noRepo ? [] : repoTargets(host, ws);
-  const candidates = [...roots, ...repo.map((t) => t.path)];
+  // An approved everyday git command: .git itself stays out of the read-only list (it is pinned,
+  // below, so it cannot be renamed away), and each of its code paths goes in instead. Only a real
+  // folder: a `.git` file or link points elsewhere, which stays read-only as before.
+  const openGit = gitWritable && !noRepo && lstatOrUndefined(dotGit)?.isDirectory() === true;
+  const inner = openGit ? GIT_CODE_PATHS.map((n) => join(dotGit, n)) : [];
+  if (openGit) for (const p of inner) if (GIT_CODE_FOLDERS.has(basename(p)) && (isPlaceholder(host, p) || !exists(p))) placeholders.push(p);
+  const candidates = [...roots, ...inner, ...repo.map((t) => t.path)];
   if (scan) candidates.push(...nestedGitPaths(host, scan));
+  if (openGit) candidates.splice(0, candidates.length, ...candidates.filter((c) => c !== dotGit));
   const found: string[] = [];
   for (const c of candidates) {
     if (!present(c) || placeholders.includes(c)) continue;
@@ -192,7 +216,7 @@ function workspaceGuard(facts: WorkspaceFacts, scan: WorkspaceScan | undefined):
   // A mount point cannot be renamed or removed: pinning the folders on the way to a protected path
   // stops `mv tools tools.old && mkdir tools && echo … > tools/fsmon.sh` from replacing it.
   const pinned = new Set<string>();
-  for (const p of readOnly) for (let d = dirname(p); d !== ws && isInside(ws, d); d = dirname(d)) pinned.add(d);
+  for (const p of [...readOnly, ...placeholders]) for (let d = dirname(p); d !== ws && isInside(ws, d); d = dirname(d)) pinned.add(d);
   return { readOnly, pinned: [...pinned].sort((a, b) => a.length - b.length), placeholders };
 }
 
@@ -279,7 +303,7 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   }
   const inner = { ...env, TMPDIR: '/tmp' };
   const facts = host.workspace(ws);
-  const guard = req.mode === 'workspace-write' ? workspaceGuard(facts, req.scan) : undefined;
+  const guard = req.mode === 'workspace-write' ? workspaceGuard(facts, req.scan, req.gitWritable === true) : undefined;
   for (const p of guard?.placeholders ?? []) holdPlaceholder(host, p);
   let released = false;
   const release = () => {

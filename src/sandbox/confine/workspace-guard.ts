@@ -144,3 +144,27 @@ export async function sweepWorkspace(facts: WorkspaceFacts, before: WorkspaceSca
   }
   return out;
 }
+
+/** Files in a git directory that redirect git to other configuration (`commondir`) or add to it (`config.worktree`). */
+const GIT_REDIRECTS = ['commondir', 'config.worktree'];
+
+/**
+ * After a command that ran with the workspace's `.git` writable (an approved everyday git
+ * command, confine.ts): a redirecting file it created there is moved aside, as a new `.git` is.
+ */
+export function sweepGitDir(ws: string, startedAtMs: number): MovedAside[] {
+  const out: MovedAside[] = [];
+  for (const name of GIT_REDIRECTS) {
+    const p = join(ws, '.git', name);
+    const st = lstatOrUndefined(p);
+    if (!st || Math.max(st.birthtimeMs, st.ctimeMs) < startedAtMs - 1000) continue;
+    const movedTo = `${p}.ferret-blocked-${Date.now().toString(36)}`;
+    try {
+      renameSync(p, movedTo);
+    } catch {
+      continue;
+    }
+    out.push({ path: p, movedTo, reason: `the command created ${p}, which would point git at other configuration; ferret moved it to ${movedTo}` });
+  }
+  return out;
+}

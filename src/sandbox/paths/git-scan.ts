@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import type { GitScan, WorkspaceFacts } from '../facts.js';
 import { lstatOrUndefined } from './real-path.js';
 import { stateBlocks } from './state-roots.js';
+import { DirIndex } from './dir-index.js';
 
 /** Folders the scan does not enter: package trees are large and git never runs inside them on its own. */
 export const SCAN_SKIP = new Set(['node_modules']);
 /** At most this many folders are read per scan (breadth first, so shallow repositories come first). */
-export const SCAN_MAX_DIRS = 4000;
+export const SCAN_MAX_DIRS = 10_000;
 /** A file tool's own scan, when no recent one exists, reads at most this many (it runs synchronously). */
 export const SYNC_SCAN_MAX_DIRS = 400;
 /** A scan younger than this answers the file tools' questions. */
@@ -94,21 +95,34 @@ export function listRoot(ws: string): Set<string> | undefined {
   }
 }
 
-/** Every `.git` in the workspace (bounded, skipping SCAN_SKIP), yielding to the event loop as it goes. */
+/**
+ * Every `.git` in the workspace (bounded, skipping SCAN_SKIP), yielding to the event loop as it
+ * goes. The first call reads the tree; later ones refresh the workspace's folder index
+ * (dir-index.ts): an lstat per known folder, a listing only where something changed.
+ */
 export async function scanGit(facts: WorkspaceFacts, maxDirs = SCAN_MAX_DIRS): Promise<GitScan> {
-  const w = new Walk(facts);
+  const skip = stateBlocks(facts);
+  const key = `${maxDirs}\0${skip.join('\0')}`;
+  if (!facts.dirIndex || facts.dirIndex.key !== key) {
+    facts.dirIndex = { key, index: new DirIndex(facts.workspace, { skipNames: SCAN_SKIP, skipPaths: new Set(skip), maxDirs }) };
+  }
+  const index = facts.dirIndex.index;
   let slice = performance.now();
   let yielded = false;
-  while (!w.done && w.read < maxDirs) {
-    w.step();
-    if (performance.now() - slice > SLICE_MS) {
-      await new Promise((r) => setImmediate(r));
+  let steps = 0;
+  const pause = (): Promise<void> | undefined => {
+    if (++steps % 64 !== 0 || performance.now() - slice <= SLICE_MS) return undefined;
+    yielded = true;
+    return new Promise<void>((r) => setImmediate(r)).then(() => {
       slice = performance.now();
-      yielded = true;
-    }
-  }
-  const scan = w.result();
+    });
+  };
+  await index.refresh(pause);
+  const scan: GitScan = { workspace: facts.workspace, git: index.gitEntries(), complete: !index.partial, at: Date.now() };
+  const names = index.rootNames ? rootListing(index.rootNames) : undefined;
+  if (names) scan.rootNames = names;
   if (yielded) scan.yielded = true;
+  facts.gitScan = scan;
   return scan;
 }
 

@@ -7,6 +7,7 @@
 //   blocks, root names the host runs) and its latest `.git` scan.
 import { homedir } from 'node:os';
 import { setBounded } from '../util/bounded-map.js';
+import { DEFAULT_WEB_CHOICE, type WebChoice } from './net/web-policy.js';
 
 export interface HostFactsOptions {
   /**
@@ -27,6 +28,8 @@ export interface HostFactsOptions {
   readOutside?: ReadOutsideChoice;
   /** config.json's sandbox.unixSockets: 'block' (default) hides sockets under the home folder from confined commands, 'allow' leaves them. */
   unixSockets?: UnixSocketsChoice;
+  /** config.json's webFetch: hosts fetched without asking, and which may be private addresses (net/web-policy.ts). */
+  web?: WebChoice;
 }
 
 export type ReadOutsideChoice = 'ask' | 'allow';
@@ -85,6 +88,8 @@ export class HostFacts {
   readonly readOutside: ReadOutsideChoice;
   /** Whether confined commands may reach Unix sockets under the home folder (confine/home-masks.ts). */
   readonly unixSockets: UnixSocketsChoice;
+  /** What web_fetch may reach without asking, and which hosts may be private (net/web-policy.ts). */
+  readonly web: WebChoice;
   /** The secret locations of this host (paths/secret-paths.ts), worked out once. */
   secretLocations: readonly string[] | undefined;
   /** Unix sockets found under the home folder, masked in the sandbox (confine/home-masks.ts), and when. */
@@ -105,6 +110,7 @@ export class HostFacts {
     this.searchEngine = opts.searchEngine ?? 'auto';
     this.readOutside = opts.readOutside ?? 'ask';
     this.unixSockets = opts.unixSockets ?? 'block';
+    this.web = opts.web ?? DEFAULT_WEB_CHOICE;
     for (const r of opts.stateRoots ?? []) this.stateRoots.add(r);
     for (const n of opts.commandEnvPass ?? []) if (!this.commandEnvPass.includes(n)) this.commandEnvPass.push(n);
   }

@@ -10,6 +10,7 @@ import { openFileTool } from './open-file.js';
 import { updatePlanTool } from './update-plan.js';
 import { multiEditTool } from './multi-edit.js';
 import { applyPatchTool } from './apply-patch.js';
+import { webFetchTool } from './web/web-fetch.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
   bashTool,
@@ -23,6 +24,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   grepTool,
   openFileTool,
   updatePlanTool,
+  webFetchTool,
 ];
 
 export const BUILTIN_TOOL_IDS = BUILTIN_TOOLS.map((t) => t.id);

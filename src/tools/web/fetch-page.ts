@@ -38,7 +38,7 @@ export async function fetchPage(raw: string, opts: FetchOptions): Promise<Fetche
   const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(limits.deadlineMs)]);
   let url = new URL(raw);
   for (let hop = 0; ; hop++) {
-    const res = await get(url, opts.choice, signal);
+    const res = await get(url, opts.choice, signal, limits.deadlineMs);
     const location = res.headers.location;
     if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
       res.destroy();
@@ -55,13 +55,13 @@ export async function fetchPage(raw: string, opts: FetchOptions): Promise<Fetche
       res.destroy();
       return { kind: 'binary', url: url.href, contentType, length: res.headers['content-length'] };
     }
-    const { body, cut } = await readCapped(decoded(res), limits.maxBytes, signal);
+    const { body, cut } = await readCapped(decoded(res), limits.maxBytes, signal, limits.deadlineMs);
     return { kind: 'page', url: url.href, status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', contentType, body, cut };
   }
 }
 
 /** One request. An address written in the URL is checked here (no DNS step); a name in checkedLookup. */
-function get(url: URL, choice: WebChoice, signal: AbortSignal): Promise<IncomingMessage> {
+function get(url: URL, choice: WebChoice, signal: AbortSignal, deadlineMs: number): Promise<IncomingMessage> {
   const host = hostOf(url);
   if (isIP(host)) {
     const refusal = addressRefusal(host, host, choice);
@@ -82,14 +82,14 @@ function get(url: URL, choice: WebChoice, signal: AbortSignal): Promise<Incoming
       },
     });
     req.once('response', resolve);
-    req.once('error', (err) => reject(signal.aborted && !(err instanceof AddressRefused) ? abortError(signal) : err));
+    req.once('error', (err) => reject(signal.aborted && !(err instanceof AddressRefused) ? abortError(signal, deadlineMs) : err));
     req.end();
   });
 }
 
-function abortError(signal: AbortSignal): Error {
+function abortError(signal: AbortSignal, deadlineMs: number): Error {
   const reason: unknown = signal.reason;
-  return reason instanceof Error && reason.name === 'TimeoutError' ? new Error(`no complete answer within ${WEB_LIMITS.deadlineMs / 1000} s`) : new Error('cancelled');
+  return reason instanceof Error && reason.name === 'TimeoutError' ? new Error(`no complete answer within ${deadlineMs / 1000} s`) : new Error('cancelled');
 }
 
 /** The body as the server meant it: gzip, deflate and br undone (their output counts against the cap). */
@@ -101,7 +101,7 @@ function decoded(res: IncomingMessage): Readable {
   return res.pipe(stage);
 }
 
-async function readCapped(stream: Readable, max: number, signal: AbortSignal): Promise<{ body: Buffer; cut: boolean }> {
+async function readCapped(stream: Readable, max: number, signal: AbortSignal, deadlineMs: number): Promise<{ body: Buffer; cut: boolean }> {
   const parts: Buffer[] = [];
   let size = 0;
   try {
@@ -116,7 +116,7 @@ async function readCapped(stream: Readable, max: number, signal: AbortSignal): P
       size += b.length;
     }
   } catch (err) {
-    if (signal.aborted) throw abortError(signal);
+    if (signal.aborted) throw abortError(signal, deadlineMs);
     throw err;
   }
   return { body: Buffer.concat(parts), cut: false };

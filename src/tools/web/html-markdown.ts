@@ -10,7 +10,7 @@ let service: TurndownService | undefined;
 function turndown(): TurndownService {
   if (service) return service;
   const s = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
-  s.remove([...DROPPED] as unknown as TurndownService.Filter);
+  s.remove([...DROPPED]);
   // An inline `data:` picture is kilobytes of base64 the model cannot use: its alt text stays.
   s.addRule('dataImages', {
     filter: (node) => node.nodeName === 'IMG' && (attr(node, 'src') ?? '').startsWith('data:'),

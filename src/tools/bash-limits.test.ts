@@ -2,7 +2,7 @@
 // machine stays responsive; a parallel build still works; under danger-full-access nothing a
 // call started outlives it, even what left its process group.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../protocol/index.js';
@@ -81,6 +81,16 @@ describe('process limits', () => {
     expect(r.output).toContain('built\nbuilt\n');
     expect(r.output).toContain(`${COMMAND_LIMITS.pidsMax}\n`);
   }, 60_000);
+
+  it.runIf(existsSync('/sys/fs/cgroup/cpu/cpu.shares') && process.getuid?.() === 0)('commands run in the commands\' CPU cgroup, with its low share (cgroup v1 here)', async () => {
+    const r = await bash('cat /proc/self/cgroup', 'danger-full-access');
+    const own = /^\d+:cpu(?:,cpuacct)?:(\/.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1] ?? '/';
+    const want = `${own === '/' ? '' : own}/ferret-${process.pid}`;
+    expect(r.output).toMatch(new RegExp(`:cpu(,cpuacct)?:${want.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+    expect(readFileSync(`/sys/fs/cgroup/cpu${want}/cpu.shares`, 'utf8').trim()).toBe(String(COMMAND_LIMITS.cpuShares));
+    // Confined commands too: the wrapper joins before bwrap starts (their cgroup namespace hides the path).
+    expect((await bash('echo inside', 'workspace-write')).output).toContain('inside');
+  });
 
   it('under danger-full-access a `setsid` background process ends with its call', async () => {
     const tag = `ferret-limits-${process.pid}-${Date.now()}`;

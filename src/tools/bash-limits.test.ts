@@ -64,9 +64,9 @@ describe('process limits', () => {
       expect(r.output).toMatch(new RegExp(`reached its process limit \\(${COMMAND_LIMITS.pidsMax} processes and threads\\): \\d+ forks were refused`));
       expect(r.status).toBe('failed');
     }
-    // The bomb stops at its limit, but its processes still compete for the CPU: alone the loop's
-    // worst delay is ~50 ms, beside the rest of the suite on 2 cores it was ~200 ms in CI. A CPU
-    // cgroup for commands would bound it (docs/security.md, residual gaps).
+    // The bomb stops at its limit; its processes' CPU is weighed down by the commands' CPU cgroup
+    // where there is one (cpu-cgroup.ts). This bound is loose (the suite runs beside it);
+    // test/e2e/fork-bomb-health.test.ts holds the server's /health to p95 < 100 ms.
     expect(worstLag).toBeLessThan(500);
     // Nothing of it is left once the call returned.
     await new Promise((res) => setTimeout(res, 200));

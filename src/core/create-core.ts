@@ -113,7 +113,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
   const config = opts.config ?? loadConfig(home);
   // ferret's own state (CHIMERA_HOME) protected from every tool (file tools refuse it, commands
   // do not see it), and config.json's env.pass given to commands: the sandbox's facts for this server.
-  const sandbox = createHostFacts({ env, stateRoots: [home], commandEnvPass: config.env?.pass ?? [], ...(config.search?.engine ? { searchEngine: config.search.engine } : {}), ...sandboxChoices(config.sandbox) });
+  const sandbox = createHostFacts({ env, stateRoots: [home], commandEnvPass: config.env?.pass ?? [], ...(config.search?.engine ? { searchEngine: config.search.engine } : {}), ...sandboxChoices(config.sandbox), ...(config.webFetch ? { web: { allowDomains: config.webFetch.allowDomains ?? [], allowPrivate: config.webFetch.allowPrivate ?? false } } : {}) });
   guardState(home, opts.logger);
   const permissionTimeoutMs = opts.permissionTimeoutMs ?? config.permissionTimeoutMs;
   const tools = lazyTools(opts.allowedTools);

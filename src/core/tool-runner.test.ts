@@ -51,7 +51,7 @@ describe('validation', () => {
     expect(r.stopReason).toBe('end_turn');
     const end = ofType(t.events, 'tool_call_end')[0]!.data;
     expect(end.status).toBe('failed');
-    expect(end.output).toBe('unknown tool "no_such_tool"; available: bash, read_file, write_file, edit_file, multi_edit, apply_patch, list_dir, glob, grep, open_file, update_plan, task, process_output, process_input, process_kill');
+    expect(end.output).toBe('unknown tool "no_such_tool"; available: bash, read_file, write_file, edit_file, multi_edit, apply_patch, list_dir, glob, grep, open_file, update_plan, task, process_output, process_input, process_kill, web_fetch');
     expect(ofType(t.events, 'tool_call_start')[0]!.data).toMatchObject({ tool: 'no_such_tool', kind: 'other', title: 'no_such_tool', locations: [] });
     expect(resultsSent(t.seen)).toEqual([{ callId: 'call_1_1', name: 'no_such_tool', status: 'failed', output: end.output }]);
   });
@@ -79,7 +79,7 @@ describe('plan mode', () => {
     const end = ofType(t.events, 'tool_call_end')[0]!.data;
     expect(end).toMatchObject({ tool: 'write_file', status: 'denied', output: 'the plan agent cannot use write_file: it proposes changes and does not make them' });
     expect(() => lstatSync(join(t.ws, 'plan.txt'))).toThrow(/ENOENT/);
-    expect(t.seen[0]!.tools.map((s) => s.name).sort()).toEqual(['glob', 'grep', 'list_dir', 'open_file', 'process_kill', 'process_output', 'read_file', 'task', 'update_plan']);
+    expect(t.seen[0]!.tools.map((s) => s.name).sort()).toEqual(['glob', 'grep', 'list_dir', 'open_file', 'process_kill', 'process_output', 'read_file', 'task', 'update_plan', 'web_fetch']);
     expect(resultsSent(t.seen)[0]!.status).toBe('denied');
   });
 });

@@ -119,6 +119,17 @@ export const ConfigSchema = lazySchema(() =>
        * from confined commands, or allow them.
        */
       sandbox: z.object({ readOutside: z.enum(['ask', 'allow']).optional(), unixSockets: z.enum(['block', 'allow']).optional() }).optional(),
+      /**
+       * web_fetch: hosts fetched without asking under auto (`example.com` covers its subdomains),
+       * and allowPrivate: true, or the hosts that may be loopback, link-local or private addresses.
+       */
+      webFetch: z
+        .object({
+          allowDomains: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.:[\]_-]+$/, 'a host name, `*.` and a domain, or an IP address')).optional(),
+          allowPrivate: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
+        })
+        .strict()
+        .optional(),
       /** MCP servers offered to every session as mcp__<name>__<tool>. */
       mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only'), McpServerConfigSchema).default({}),
       /**

@@ -14,7 +14,7 @@ export type ToolEffect = 'read' | 'write' | 'execute';
  * knows them without loading the tools (they load on the first turn); tools/registry.ts holds the
  * tools themselves, and a test keeps the two lists the same.
  */
-export const BUILTIN_TOOL_IDS: readonly string[] = ['bash', 'read_file', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'list_dir', 'glob', 'grep', 'open_file', 'update_plan', 'task'];
+export const BUILTIN_TOOL_IDS: readonly string[] = ['bash', 'read_file', 'write_file', 'edit_file', 'multi_edit', 'apply_patch', 'list_dir', 'glob', 'grep', 'open_file', 'update_plan', 'task', 'process_output', 'process_input', 'process_kill', 'web_fetch'];
 
 /** File access seam: the node file system by default, an editor's buffers for an attached client. */
 export interface FileAccess {

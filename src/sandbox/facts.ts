@@ -8,6 +8,7 @@
 import { homedir } from 'node:os';
 import { setBounded } from '../util/bounded-map.js';
 import type { DirIndex } from './paths/dir-index.js';
+import { DEFAULT_WEB_CHOICE, type WebChoice } from './net/web-policy.js';
 
 export interface HostFactsOptions {
   /**
@@ -28,6 +29,8 @@ export interface HostFactsOptions {
   readOutside?: ReadOutsideChoice;
   /** config.json's sandbox.unixSockets: 'block' (default) hides sockets under the home folder from confined commands, 'allow' leaves them. */
   unixSockets?: UnixSocketsChoice;
+  /** config.json's webFetch: hosts fetched without asking, and which may be private addresses (net/web-policy.ts). */
+  web?: WebChoice;
 }
 
 export type ReadOutsideChoice = 'ask' | 'allow';
@@ -86,6 +89,8 @@ export class HostFacts {
   readonly readOutside: ReadOutsideChoice;
   /** Whether confined commands may reach Unix sockets under the home folder (confine/home-masks.ts). */
   readonly unixSockets: UnixSocketsChoice;
+  /** What web_fetch may reach without asking, and which hosts may be private (net/web-policy.ts). */
+  readonly web: WebChoice;
   /** The secret locations of this host (paths/secret-paths.ts), worked out once. */
   secretLocations: readonly string[] | undefined;
   /** Unix sockets found under the home folder, masked in the sandbox (confine/home-masks.ts), and when. */
@@ -106,6 +111,7 @@ export class HostFacts {
     this.searchEngine = opts.searchEngine ?? 'auto';
     this.readOutside = opts.readOutside ?? 'ask';
     this.unixSockets = opts.unixSockets ?? 'block';
+    this.web = opts.web ?? DEFAULT_WEB_CHOICE;
     for (const r of opts.stateRoots ?? []) this.stateRoots.add(r);
     for (const n of opts.commandEnvPass ?? []) if (!this.commandEnvPass.includes(n)) this.commandEnvPass.push(n);
   }

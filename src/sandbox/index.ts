@@ -24,5 +24,8 @@ export { detectViolation } from './confine/violation.js';
 export { refreshHomeSockets } from './confine/home-masks.js';
 export { scanWorkspace, sweepGitDir, sweepWorkspace, type WorkspaceScan } from './confine/workspace-guard.js';
 
+export { nonPublicReason } from './net/address.js';
+export { addressRefusal, DEFAULT_WEB_CHOICE, domainAllowed, fetchKey, hostOf, judgeFetch, privateAllowed, type WebChoice } from './net/web-policy.js';
+
 export { bashApproval, loadBashParser } from './bash/on-demand.js';
 export { gitMetadataNote, type GitMetadataNeed } from './bash/git-metadata-note.js';

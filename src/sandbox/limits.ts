@@ -12,6 +12,13 @@ export const COMMAND_LIMITS = {
    * temporarily unavailable`.
    */
   pidsMax: 1024,
+  /**
+   * The CPU weight of all of a server's commands together, against the server's own process:
+   * cgroup v1 `cpu.shares` (the server's threads weigh 1024 each) and v2 `cpu.weight` (default 100).
+   * A fork bomb or a `make -j` that wants every core leaves the server's event loop its share.
+   */
+  cpuShares: 64,
+  cpuWeight: 6,
   /** The largest file a confined command may write (RLIMIT_FSIZE: a write beyond gets EFBIG, the writer SIGXFSZ). */
   fileSizeBytes: 4 * GiB,
   /** Output kept per call (stdout and stderr together); the rest is drained and dropped. */

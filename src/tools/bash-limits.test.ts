@@ -2,7 +2,7 @@
 // machine stays responsive; a parallel build still works; under danger-full-access nothing a
 // call started outlives it, even what left its process group.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../protocol/index.js';
@@ -64,9 +64,9 @@ describe('process limits', () => {
       expect(r.output).toMatch(new RegExp(`reached its process limit \\(${COMMAND_LIMITS.pidsMax} processes and threads\\): \\d+ forks were refused`));
       expect(r.status).toBe('failed');
     }
-    // The bomb stops at its limit, but its processes still compete for the CPU: alone the loop's
-    // worst delay is ~50 ms, beside the rest of the suite on 2 cores it was ~200 ms in CI. A CPU
-    // cgroup for commands would bound it (docs/security.md, residual gaps).
+    // The bomb stops at its limit; its processes' CPU is weighed down by the commands' CPU cgroup
+    // where there is one (cpu-cgroup.ts). This bound is loose (the suite runs beside it);
+    // test/e2e/fork-bomb-health.test.ts holds the server's /health to p95 < 100 ms.
     expect(worstLag).toBeLessThan(500);
     // Nothing of it is left once the call returned.
     await new Promise((res) => setTimeout(res, 200));
@@ -81,6 +81,16 @@ describe('process limits', () => {
     expect(r.output).toContain('built\nbuilt\n');
     expect(r.output).toContain(`${COMMAND_LIMITS.pidsMax}\n`);
   }, 60_000);
+
+  it.runIf(existsSync('/sys/fs/cgroup/cpu/cpu.shares') && process.getuid?.() === 0)('commands run in the commands\' CPU cgroup, with its low share (cgroup v1 here)', async () => {
+    const r = await bash('cat /proc/self/cgroup', 'danger-full-access');
+    const own = /^\d+:cpu(?:,cpuacct)?:(\/.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1] ?? '/';
+    const want = `${own === '/' ? '' : own}/ferret-${process.pid}`;
+    expect(r.output).toMatch(new RegExp(`:cpu(,cpuacct)?:${want.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+    expect(readFileSync(`/sys/fs/cgroup/cpu${want}/cpu.shares`, 'utf8').trim()).toBe(String(COMMAND_LIMITS.cpuShares));
+    // Confined commands too: the wrapper joins before bwrap starts (their cgroup namespace hides the path).
+    expect((await bash('echo inside', 'workspace-write')).output).toContain('inside');
+  });
 
   it('under danger-full-access a `setsid` background process ends with its call', async () => {
     const tag = `ferret-limits-${process.pid}-${Date.now()}`;

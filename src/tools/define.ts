@@ -105,8 +105,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   title(args: z.infer<S>): string;
   /** The shell text a call runs (bash): judged for the paths it may read (sandbox policy/read-guard.ts). */
   commandText?(args: z.infer<S>): string;
-  /** Approval knowledge of its own (bash: the classifier and a canonical key from one parse). */
-  approval?(args: z.infer<S>, rules: RuleSet, sandbox?: SandboxMode): Promise<ToolApproval>;
+  /**
+   * Approval knowledge of its own (bash: the classifier and a canonical key from one parse, which
+   * depends on the sandbox mode; web_fetch: its host against config.json's webFetch, which `host` carries).
+   */
+  approval?(args: z.infer<S>, rules: RuleSet, sandbox?: SandboxMode, host?: HostFacts): Promise<ToolApproval>;
   /** Finishes "the output was cut; …": how the model reads the rest (when it is not kept in a file). */
   readMore?: string;
   /**

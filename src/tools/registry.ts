@@ -12,6 +12,7 @@ import { multiEditTool } from './multi-edit.js';
 import { applyPatchTool } from './apply-patch.js';
 import { defaultTaskTool } from './task.js';
 import { processInputTool, processKillTool, processOutputTool } from './processes/process-tools.js';
+import { webFetchTool } from './web/web-fetch.js';
 
 export const BUILTIN_TOOLS: readonly Tool[] = [
   bashTool,
@@ -29,6 +30,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   processOutputTool,
   processInputTool,
   processKillTool,
+  webFetchTool,
 ];
 
 export const BUILTIN_TOOL_IDS = BUILTIN_TOOLS.map((t) => t.id);

@@ -64,7 +64,7 @@ describe('the built-in Anthropic provider from the built CLI (fake Messages API 
     const s = await srv.call('session/new', { mode: 'plan' });
     await srv.call('session/message', { sessionId: s['sessionId'], text: 'plan it' });
     const offered = (fake.requests[0]!.body.tools as Json[]).map((t) => t['name']).sort();
-    expect(offered).toEqual(['glob', 'grep', 'list_dir', 'open_file', 'read_file', 'task', 'update_plan']);
+    expect(offered).toEqual(['glob', 'grep', 'list_dir', 'open_file', 'process_kill', 'process_output', 'read_file', 'task', 'update_plan', 'web_fetch']);
     expect(JSON.stringify(fake.requests[0]!.body.system)).toMatch(/plan mode/);
   });
 });

@@ -19,6 +19,7 @@ const USES: readonly (readonly [id: string, use: string])[] = [
       'Do not use it to read, search or edit files when a file tool does the job: file tools cost less, show the person clearly what you did, and are judged more precisely by the approval policy. ' +
       'Set timeout_ms for slow commands, and never start a server or a watcher that does not exit on its own.',
   ],
+  ['web_fetch', 'read a web page (documentation, an issue the person links) as Markdown; the server fetches it, public addresses only, and may ask the person first.'],
   ['open_file', "show a file (at a line) in the person's editor, when pointing them at something helps."],
   [
     'update_plan',

@@ -33,7 +33,7 @@ export interface CallDecision {
  */
 export async function decideCall(host: TurnHost, tool: Tool, args: Record<string, unknown>, reals: string[]): Promise<CallDecision> {
   const { cwd, sandbox, approval: preset } = host.state;
-  const approval: ToolApproval = tool.approval ? await tool.approval(args, host.deps.rules, sandbox) : { key: defaultKey(args, tool, reals) };
+  const approval: ToolApproval = tool.approval ? await tool.approval(args, host.deps.rules, sandbox, host.deps.sandbox) : { key: defaultKey(args, tool, reals) };
   // A log the fleet shares is read up to what other instances wrote (bounded); the file log answers at once.
   const audit = host.deps.audit;
   const persisted = audit.lookupAsync ? await audit.lookupAsync(cwd, tool.id, approval.key, sandbox) : audit.lookup(cwd, tool.id, approval.key, sandbox);

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileS
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COMMAND_LIMITS } from '../limits.js';
+import { setUpV2Cpu } from './cpu-cgroup.js';
 import { processAlive as alive } from '../../util/process-alive.js';
 
 interface Base {
@@ -86,6 +87,8 @@ function findBase(): Base | null {
     return null;
   }
   removeStale(own.parent);
+  // v2: the commands' CPU weight on the same folder (cpu-cgroup.ts); v1 has its own cpu hierarchy.
+  if (own.v2) setUpV2Cpu(own.parent, dir);
   // Empty by then (each command's folder goes with its command); a crash leaves it to removeStale.
   process.once('exit', () => {
     try {

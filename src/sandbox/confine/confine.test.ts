@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxMode } from '../../protocol/index.js';
 import { pidsCgroupAvailable } from './cgroup.js';
+import { commandCpuProcs } from './cpu-cgroup.js';
 import { commandEnv, confineCommand, passCommandEnv, probeBwrap } from './confine.js';
 import { GIT_NEUTRAL_VARS, withNeutralGit } from './git-env.js';
 import { detectViolation } from './violation.js';
@@ -89,10 +90,13 @@ describe('confineCommand argv', () => {
     expect(r.args).not.toContain('--bind');
     const d = confineCommand({ host, mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
     expect(d).toMatchObject({ file: expect.stringMatching(/^\/.*\/bash$/), env: { ...withNeutralGit(env), FERRET_CALL: expect.stringMatching(/^[0-9a-f]{24}$/) }, confined: false });
-    // In a pids cgroup where one can be made: the wrapper joins it first, then becomes the command.
-    if (pidsCgroupAvailable()) {
-      expect(d.args.slice(0, 4)).toEqual(['-c', expect.stringContaining('exec "$@"'), 'ferret-cgroup', expect.stringMatching(/\/cgroup\.procs$/)]);
-      expect(d.args.slice(4)).toEqual([d.file, '-c', 'echo hi']);
+    // In a pids cgroup and the commands' CPU cgroup where they can be made: the wrapper joins them
+    // first (each `cgroup.procs` before `--`), then becomes the command.
+    const joined = [pidsCgroupAvailable(), commandCpuProcs() !== undefined].filter(Boolean).length;
+    if (joined) {
+      expect(d.args.slice(0, 3)).toEqual(['-c', expect.stringContaining('exec "$@"'), 'ferret-cgroup']);
+      expect(d.args.slice(3, 3 + joined)).toEqual(new Array(joined).fill(expect.stringMatching(/\/cgroup\.procs$/)));
+      expect(d.args.slice(3 + joined)).toEqual(['--', d.file, '-c', 'echo hi']);
     } else expect(d.args).toEqual(['-c', 'echo hi']);
     for (const s of [w, r, d]) void s.end();
   });

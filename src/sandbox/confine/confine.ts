@@ -15,6 +15,7 @@ import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
 import { COMMAND_LIMITS } from '../limits.js';
 import { commandCgroup, killMarked } from './cgroup.js';
+import { commandCpuProcs } from './cpu-cgroup.js';
 
 export interface ConfineRequest {
   /** The server's sandbox facts (createCore's): state roots, env.pass, found programs, placeholders. */
@@ -76,10 +77,11 @@ export interface ConfinedSpawn {
 export const CALL_MARKER = 'FERRET_CALL';
 
 /**
- * Run first, outside the sandbox: joins the command's pids cgroup, then becomes the command, so
- * nothing it starts is outside the cgroup. Fails (126) rather than run unlimited.
+ * Run first, outside the sandbox: joins the command's cgroups (its pids cgroup, the commands' CPU
+ * cgroup: each `cgroup.procs` named before `--`), then becomes the command, so nothing it starts
+ * is outside them. Fails (126) rather than run unlimited.
  */
-const JOIN_CGROUP = 'echo $$ > "$1" || exit 126; shift; exec "$@"';
+const JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@"';
 
 /**
  * Run first inside the sandbox, then replaced by the command: RLIMIT_NPROC set here, inside the
@@ -286,8 +288,10 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   if (bash === undefined) throw new Error('bash not found');
   // Every process the call starts is in its pids cgroup where one can be made (cgroup.ts).
   const cgroup = commandCgroup();
+  // And in the commands' CPU cgroup (cpu-cgroup.ts: v1; on v2 the pids folder carries the weight).
+  const join = [cgroup?.procs, commandCpuProcs()].filter((p): p is string => p !== undefined);
   const inCgroup = (file: string, args: string[]): { file: string; args: string[] } =>
-    cgroup ? { file: bash, args: ['-c', JOIN_CGROUP, 'ferret-cgroup', cgroup.procs, file, ...args] } : { file, args };
+    join.length ? { file: bash, args: ['-c', JOIN_CGROUP, 'ferret-cgroup', ...join, '--', file, ...args] } : { file, args };
   if (!confined) {
     const marker = nodeCrypto().randomBytes(12).toString('hex');
     const end = () => (cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 })));

@@ -36,6 +36,8 @@ export function decide(input: PolicyInput): PolicyVerdict {
     ? j.action === 'deny' ? { list: 'deny' as const, rule: j.rule } : undefined
     : toHit(findRule(input.rules, input.tool, input.path !== undefined ? { path: input.path } : {}));
   if (hit?.list === 'deny') {
+    // A tool's own refusal that no rule made (web_fetch of a private address) says its own reason.
+    if (j && !j.rule) return { action: 'deny', risk, reason: j.reason, by: 'classifier' };
     return { action: 'deny', risk, reason: `refused by rule ${hit.rule ?? ''}`.trim(), by: 'rule', ...opt(hit.rule) };
   }
   if (input.persisted === 'never') {

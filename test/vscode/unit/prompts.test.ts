@@ -61,7 +61,7 @@ describe('server errors', () => {
 
   it('a command that does not exist: the command setting', () => {
     const err = Object.assign(new Error('spawn chimera ENOENT'), { code: 'ENOENT' });
-    expect(spawnError('chimera', err)).toMatchObject({ text: expect.stringContaining('no such program'), actions: [{ setting: 'chimera.command' }] });
+    expect(spawnError('chimera', err)).toMatchObject({ text: expect.stringContaining('the program was not found on PATH'), actions: [{ setting: 'chimera.command' }] });
   });
 
   it('a crash: how it ended, its last words, and the log', () => {

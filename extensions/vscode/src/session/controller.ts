@@ -2,17 +2,21 @@ import * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
 import type { ClientHandlers } from '../acp/connection.js';
 import { serverSettings, workspaceCwd } from '../config.js';
-import type { PendingEdits } from '../edits/pending-edits.js';
+import type { PendingEdit, PendingEdits } from '../edits/pending-edits.js';
 import type { EditReview } from '../edits/review.js';
 import { ChatModel, type Effect } from '../model/chat-model.js';
 import { ferretMeta } from '../model/ferret-meta.js';
 import { exitError, handshakeError, promptError, spawnError } from '../model/server-errors.js';
+import { unknownCommand } from '../model/slash.js';
 import type { ChatViewProvider } from '../ui/chat-view.js';
 import { showError } from '../ui/errors.js';
 import { reveal } from '../ui/follow.js';
 import { AgentRequests } from './agent-requests.js';
 import { pickSession, rememberSession } from './history.js';
 import { ChimeraServer } from './server.js';
+
+/** Where pending edits are kept across a reload (workspace state). */
+const PENDING_KEY = 'chimera.pendingEdits';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err));
 
@@ -33,6 +37,8 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   private readonly answered = new Set<string>();
   /** chimera.* settings changed while a turn ran: restart once it ends. */
   private stale = false;
+  /** Typed during a turn: sent, in order, when it ends (Stop drops them). */
+  private queue: string[] = [];
 
   private readonly requests: AgentRequests;
 
@@ -43,7 +49,16 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     private readonly pending: PendingEdits,
     private readonly review: EditReview,
   ) {
-    this.requests = new AgentRequests({ model: this.model, pending, review, log, render: () => this.render(), replaying: () => this.replaying });
+    this.requests = new AgentRequests({
+      model: this.model,
+      pending,
+      review,
+      log,
+      render: () => this.render(),
+      replaying: () => this.replaying,
+      autoAccept: () => this.model.view().acceptAll !== undefined || vscode.workspace.getConfiguration('chimera').get<boolean>('autoAcceptEdits', false),
+    });
+    pending.onChange(() => this.pendingChanged());
   }
 
   // ---- commands ------------------------------------------------------------------------------
@@ -84,6 +99,18 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   }
 
   async prompt(text: string): Promise<void> {
+    // An unknown `/command` is answered here and never reaches the model.
+    const local = unknownCommand(text, this.model.view().commands);
+    if (local) {
+      this.model.notice('info', local);
+      return this.render();
+    }
+    // Enter during a turn queues the message: it is sent when the turn ends.
+    if (this.model.view().busy) {
+      this.queue.push(text);
+      this.model.setQueued(this.queue);
+      return this.render();
+    }
     if (!this.sessionId) await this.startSession();
     const server = this.server;
     const sessionId = this.sessionId;
@@ -92,26 +119,83 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.model.turnStarted();
     this.prompting = true;
     this.render();
+    let failed = false;
     try {
       const r = await server.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
       this.noteAnswered(r._meta);
       this.model.turnEnded(r.stopReason);
     } catch (err) {
+      failed = true;
       this.noteAnswered((err as { data?: Record<string, unknown> }).data);
-      this.model.turnFailed(errorText(err));
-      // A crashed server is reported once, by its exit; a failed turn on a live one here.
-      if (server.alive) void showError(promptError(errorText(err), (err as { code?: unknown }).code), this.log);
+      // Shown once, in the chat, with Retry; a crashed server is reported by its exit.
+      const shown = promptError(errorText(err), (err as { code?: unknown }).code);
+      const setting = shown.actions.find((a) => a.label === 'Open Settings');
+      this.model.turnFailed(shown.text, text, setting && 'setting' in setting ? setting.setting : undefined);
+      this.log.error(shown.text);
     } finally {
       this.prompting = false;
+      if (this.model.view().acceptAll === 'turn') this.model.setAcceptAll(undefined);
     }
     if (this.stale) await this.restartServer();
     this.render();
+    const next = this.queue.shift();
+    this.model.setQueued(this.queue);
+    if (next !== undefined && !failed) void this.prompt(next);
+    else if (next !== undefined) this.dropQueue('the turn failed');
   }
 
-  /** Stop: ACP's session/cancel; the prompt then answers `cancelled`. */
+  /** Stop: ACP's session/cancel; the prompt then answers `cancelled`. Queued messages are not sent. */
   async stop(): Promise<void> {
+    this.dropQueue('stopped');
     if (!this.server || !this.sessionId || !this.model.view().busy) return;
     await this.server.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.sessionId });
+  }
+
+  /** "Retry" on a failed turn: the same message again. */
+  retry(text: string): Promise<void> {
+    return this.prompt(text);
+  }
+
+  /** "Accept all" for the rest of this turn or this session: pending edits are written now, the next ones at once. */
+  async acceptAll(scope: 'turn' | 'session' | 'now'): Promise<void> {
+    if (scope !== 'now') this.model.setAcceptAll(scope);
+    this.render();
+    await this.review.acceptAll();
+  }
+
+  private dropQueue(why: string): void {
+    if (this.queue.length === 0) return;
+    for (const t of this.queue) this.model.notice('info', `Not sent (${why}): ${t}`);
+    this.queue = [];
+    this.model.setQueued([]);
+    this.render();
+  }
+
+  /** Pending edits changed: keep them across a reload, and tell the chat which still hold a turn. */
+  private pendingChanged(): void {
+    const list = this.pending.list();
+    void this.ctx.workspaceState.update(PENDING_KEY, list);
+    this.model.setWaiting(list.filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
+    void vscode.commands.executeCommand('setContext', 'chimera.editsPending', list.length > 0);
+    this.render();
+  }
+
+  /** Edits that were pending when the window closed or reloaded: offered again (their turn is over). */
+  restorePending(): void {
+    const kept = this.ctx.workspaceState.get<PendingEdit[]>(PENDING_KEY, []);
+    for (const e of kept) {
+      if (this.pending.get(e.path)) continue;
+      this.pending.stage(e.sessionId, e.path, e.proposed, e.original);
+      this.model.setReview(e.path, 'pending');
+    }
+    this.noteOrphans();
+    this.render();
+  }
+
+  /** Pending edits no turn waits for (from before a reload): said at the top of the chat. */
+  private noteOrphans(): void {
+    const n = this.pending.list().filter((e) => !this.pending.isWaiting(e.path)).length;
+    if (n) this.model.notice('warning', `${n === 1 ? 'An edit was' : `${n} edits were`} waiting for your review when the window closed. Nothing was written: review, accept or reject ${n === 1 ? 'it' : 'them'} below.`);
   }
 
   async setConfig(configId: string, value: string): Promise<void> {
@@ -131,7 +215,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   }
 
   /** Accept/Reject happened (code lens, title button or chat): show it on the cards. */
-  reviewed(path: string, review: 'accepted' | 'rejected'): void {
+  reviewed(path: string, review: 'accepted' | 'rejected' | 'withdrawn'): void {
     this.model.setReview(path, review);
     this.render();
   }
@@ -146,8 +230,8 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     return this.requests.readTextFile(p);
   }
 
-  writeTextFile(p: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
-    return this.requests.writeTextFile(p);
+  writeTextFile(p: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse> {
+    return this.requests.writeTextFile(p, signal);
   }
 
   update(n: acp.SessionNotification): void {
@@ -189,13 +273,22 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.sessionId = sessionId;
     this.model.reset(sessionId, config);
     for (const e of this.pending.list()) this.model.setReview(e.path, 'pending');
+    this.noteOrphans();
+    this.model.setWaiting(this.pending.list().filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
     void rememberSession(this.ctx.workspaceState, sessionId);
     this.render();
   }
 
   private render(): void {
-    this.chat.render(this.model.view());
+    const v = this.model.view();
+    if (v.busy !== this.shownBusy) {
+      this.shownBusy = v.busy;
+      void vscode.commands.executeCommand('setContext', 'chimera.busy', v.busy);
+    }
+    this.chat.render(v);
   }
+
+  private shownBusy = false;
 
   /** The window's server, started on first use (and again after it died). */
   private async ensureServer(): Promise<ChimeraServer | undefined> {

@@ -58,8 +58,11 @@ export class ChimeraServer {
       ready = true;
       return new ChimeraServer(proc, conn, init);
     } catch (err) {
+      // A program that is not there closes the pipes before its 'error' arrives: the SDK then
+      // says only "connection closed". Wait a moment for the real cause and report that instead.
+      await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 1000).unref())]);
       await proc.stop();
-      throw err;
+      throw proc.spawnError ?? err;
     } finally {
       clearTimeout(timer);
     }

@@ -5,6 +5,12 @@ import type { DialectContext } from '../dialect.js';
 export interface FsCaps {
   read: boolean;
   write: boolean;
+  /**
+   * The client holds a write until a person accepts or rejects it (`_meta["ferret.dev"].reviewsWrites`,
+   * the VS Code extension): the turn waits for that answer with no deadline, so the next step sees
+   * the file the person agreed to; Stop still withdraws the request.
+   */
+  reviewsWrites?: boolean;
 }
 
 /**
@@ -26,7 +32,7 @@ export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps
     ...(caps.write
       ? {
           writeText: async (path: string, content: string, signal?: AbortSignal) => {
-            await ask(ctx, 'fs/write_text_file', { sessionId, path, content }, signal);
+            await ask(ctx, 'fs/write_text_file', { sessionId, path, content }, signal, caps.reviewsWrites === true);
           },
         }
       : {}),
@@ -37,7 +43,8 @@ export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps
  * A request to the editor with a deadline: an editor that never answers must not hold the turn.
  * On expiry the request is withdrawn (`$/cancel_request`) and the tool call fails saying why.
  */
-async function ask(ctx: DialectContext, method: string, params: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+async function ask(ctx: DialectContext, method: string, params: unknown, signal: AbortSignal | undefined, waitForPerson = false): Promise<unknown> {
+  if (waitForPerson) return ctx.request(method, params, signal);
   const deadline = AbortSignal.timeout(ctx.clientTimeoutMs);
   try {
     return await ctx.request(method, params, signal ? AbortSignal.any([signal, deadline]) : deadline);

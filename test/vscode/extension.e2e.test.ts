@@ -311,6 +311,8 @@ describe('the Chimera extension in VS Code in the browser', () => {
     // The edit that waited at the reload is offered again (nothing was written), and Accept writes it.
     expect(existsSync(todo)).toBe(false);
     await wb.chat.locator('.entry.notice', { hasText: 'waiting for your review when the window closed' }).waitFor();
+    await wb.chat.locator('#review-bar .review-orphans', { hasText: 'pending when the window reloaded: nothing was written' }).waitFor();
+    expect(await wb.chat.locator('#review-bar .review-row .diff-path').innerText()).toBe('todo.txt');
     const todoRow = wb.chat.locator('#review-bar .review-row[data-path$="/todo.txt"]');
     await todoRow.waitFor();
     await wb.screenshot(join(SHOTS, 'pending-after-reload.png'));

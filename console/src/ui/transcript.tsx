@@ -1,5 +1,6 @@
 import type { Item, SessionStore } from '../session-store.js';
 import { DiffView } from './diff-view.js';
+import { speaker } from './format.js';
 import { PlanView } from './plan-view.js';
 import { Markdown } from './markdown-view.js';
 import { PermissionNote, ToolCard } from './tool-card.js';
@@ -14,13 +15,15 @@ const STOP_TEXT: Record<Extract<Item, { kind: 'turn_end' }>['stopReason'], strin
   error: 'The turn failed.',
 };
 
-function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: string) => boolean }) {
+function Entry({ it, store, mine, sent }: { it: Item; store: SessionStore; mine: (id: string) => boolean; sent: (turnId: string) => boolean }) {
   const waiting = (id: string) => store.pending.some((p) => p.id === id);
   switch (it.kind) {
     case 'user':
       return (
         <div class={`msg msg-user${it.pending ? ' is-pending' : ''}`} data-seq={it.pending ? undefined : it.seq}>
-          <div class="who">{it.origin && it.origin !== 'http' && it.origin !== 'this console' ? `You (${it.origin.startsWith('acp') ? 'editor' : it.origin})` : 'You'}</div>
+          <div class="who" data-origin={it.origin ?? ''}>
+            {speaker(it.origin, it.turnId !== undefined && sent(it.turnId))}
+          </div>
           <div class="bubble">{it.text}</div>
         </div>
       );
@@ -95,12 +98,12 @@ function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: 
   }
 }
 
-export function Transcript({ store, mine }: { store: SessionStore; mine: (id: string) => boolean }) {
+export function Transcript({ store, mine, sent }: { store: SessionStore; mine: (id: string) => boolean; sent: (turnId: string) => boolean }) {
   return (
     <div class="transcript" role="log" aria-label="Transcript" aria-live="off">
       {store.items.length === 0 && <p class="empty">Nothing yet. Say what to do below.</p>}
       {store.items.map((it) => (
-        <Entry key={it.key} it={it} store={store} mine={mine} />
+        <Entry key={it.key} it={it} store={store} mine={mine} sent={sent} />
       ))}
     </div>
   );

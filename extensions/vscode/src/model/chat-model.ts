@@ -73,6 +73,8 @@ export interface ChatView {
   queued: string[];
   /** Edits are written without review until the turn (or the session) ends. */
   acceptAll?: 'turn' | 'session';
+  /** How each reviewed path is shown (workspace-relative). */
+  labels: Record<string, string>;
   /** Pending edits whose write request still waits (the rest came back after a reload: the turn that made them is over). */
   waiting: string[];
 }
@@ -85,7 +87,7 @@ export type Effect = { kind: 'reveal'; path: string; line?: number };
 const FINAL: ReadonlySet<CardStatus> = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
 export class ChatModel {
-  private state: ChatView = { busy: false, entries: [], config: [], reviews: {}, commands: [], queued: [], waiting: [] };
+  private state: ChatView = { busy: false, entries: [], config: [], reviews: {}, labels: {}, commands: [], queued: [], waiting: [] };
   private seq = 0;
 
   /** `relative`: how a path is shown (the extension passes VS Code's workspace-relative form). */
@@ -98,7 +100,7 @@ export class ChatModel {
   /** A new or loaded session: the transcript starts empty (a load replays it). */
   reset(sessionId: string | undefined, config: SessionConfigOption[] = []): void {
     const httpUrl = this.state.httpUrl;
-    this.state = { busy: false, entries: [], config, reviews: {}, commands: [], queued: [], waiting: [], ...(sessionId ? { sessionId } : {}), ...(httpUrl ? { httpUrl } : {}) };
+    this.state = { busy: false, entries: [], config, reviews: {}, labels: {}, commands: [], queued: [], waiting: [], ...(sessionId ? { sessionId } : {}), ...(httpUrl ? { httpUrl } : {}) };
   }
 
   setQueued(texts: string[]): void {
@@ -165,6 +167,7 @@ export class ChatModel {
   }
 
   setReview(path: string, review: ReviewState | undefined): void {
+    this.state.labels[path] = this.relative(path);
     if (review) this.state.reviews[path] = review;
     else delete this.state.reviews[path];
   }

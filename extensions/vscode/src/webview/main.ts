@@ -277,10 +277,12 @@ function renderReviewBar(v: ChatView): void {
   if (v.acceptAll) reviewBar.append(el('div', 'review-note', `Edits are accepted without review for the rest of this ${v.acceptAll}.`));
   if (paths.length === 0) return;
   reviewBar.append(el('div', 'review-note', paths.length === 1 ? '1 edit waits for your review' : `${paths.length} edits wait for your review`));
+  const orphans = paths.filter((p) => !v.waiting.includes(p)).length;
+  if (orphans) reviewBar.append(el('div', 'review-orphans', `${orphans === 1 ? 'It was' : `${orphans} were`} pending when the window reloaded: nothing was written, and the turn that made ${orphans === 1 ? 'it' : 'them'} has ended. Accept still writes ${orphans === 1 ? 'it' : 'them'}.`));
   for (const p of paths) {
     const row = el('div', 'review-row');
     row.dataset['path'] = p;
-    const label = el('span', 'diff-path', relativeLabel(p, v));
+    const label = el('span', 'diff-path', v.labels[p] ?? p);
     label.title = v.waiting.includes(p) ? 'The agent waits for your decision' : 'From before the window reloaded: the turn that made it has ended';
     row.append(label, button('Review', 'review', p), button('Accept', 'accept', p, 'primary'), button('Reject', 'reject', p));
     reviewBar.append(row);
@@ -292,13 +294,6 @@ function renderReviewBar(v: ChatView): void {
     all.append(b);
   }
   reviewBar.append(all);
-}
-
-/** The path as the cards show it (their label), else the path itself. */
-function relativeLabel(path: string, v: ChatView): string {
-  for (const e of v.entries) if (e.kind === 'tool') for (const d of e.card.diffs) if (d.path === path) return d.label;
-  const root = v.entries.length ? '' : '';
-  return root + path.split('/').slice(-2).join('/');
 }
 
 // ---- the `/` menu ---------------------------------------------------------------------------

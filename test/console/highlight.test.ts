@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { highlight, languageOf } from '../../console/src/highlight.js';
 import { speaker } from '../../console/src/ui/format.js';
-import { unknownCommand } from '../../console/src/ui/command-picker.js';
+import { unknownCommand } from '../../console/src/slash.js';
 
 // The shared highlighter (console and VS Code chat): tokens that join back to the code, the
 // comment style of the language; who said what; an unknown slash command kept on the page.

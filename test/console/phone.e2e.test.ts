@@ -71,9 +71,9 @@ describe('the web console on a phone (390 × 844, Chromium)', () => {
     await page.locator('.md-code').first().waitFor();
     // The command runs (Stop is live) while we look.
     await page.locator('#composer-text').fill('run the slow check');
-    await page.waitForFunction(() => document.querySelector('main.session')?.getAttribute('data-running') === 'false', undefined, { timeout: 15_000 });
+    await page.locator('main.session[data-running=false]').waitFor({ state: 'attached', timeout: 15_000 });
     await page.locator('#composer-text').press('Enter');
-    await page.waitForFunction(() => document.querySelector('main.session')?.getAttribute('data-running') === 'true', undefined, { timeout: 15_000 });
+    await page.locator('main.session[data-running=true]').waitFor({ state: 'attached', timeout: 15_000 });
     await page.locator('.out', { hasText: 'sleep 20' }).first().waitFor({ timeout: 15_000 }).catch(() => undefined);
 
     expect(await overflowing(page)).toEqual([]);
@@ -86,10 +86,15 @@ describe('the web console on a phone (390 × 844, Chromium)', () => {
     expect(await page.locator('.diff .tok-kw').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(SHOTS, 'phone.png') });
 
-    // Esc stops the turn from the keyboard.
-    await page.locator('#composer-text').fill('');
+    // Enter during the turn queues the message (said at the composer); Esc stops the turn and
+    // puts the queued message back in the box instead of sending it.
+    await page.locator('#composer-text').fill('and then summarize');
+    await page.locator('#composer-text').press('Enter');
+    await page.locator('.composer-note', { hasText: 'Queued, sent when this turn ends: and then summarize' }).waitFor();
+    expect(await page.locator('#composer-text').inputValue()).toBe('');
     await page.locator('#composer-text').press('Escape');
-    await page.waitForFunction(() => document.querySelector('main.session')?.getAttribute('data-running') === 'false', undefined, { timeout: 10_000 });
+    await page.locator('main.session[data-running=false]').waitFor({ state: 'attached', timeout: 10_000 });
+    expect(await page.locator('#composer-text').inputValue()).toBe('and then summarize');
   }, T);
 
   it('answers an unknown /command on the page, with no turn started', async () => {
@@ -101,5 +106,15 @@ describe('the web console on a phone (390 × 844, Chromium)', () => {
     await new Promise((r) => setTimeout(r, 500));
     const after = (await api(server.url, 'GET', `/session/${sid}/prompts?after=0`)).body['prompts'] as unknown[];
     expect(after.length).toBe(before.length);
+  }, T);
+
+  it('says who sent each prompt: you, or a bot by the name it gave', async () => {
+    const sid = /#\/s\/(.+)$/.exec(page.url())![1]!;
+    expect((await api(server.url, 'POST', `/session/${sid}/message?wait=false`, { text: 'nightly check from the bot' }, undefined, { 'x-ferret-client': 'ci-bot' })).status).toBe(202);
+    const bot = page.locator('.msg-user', { hasText: 'nightly check from the bot' });
+    await bot.waitFor({ timeout: 10_000 });
+    await page.locator('.msg-user[data-seq] .who[data-origin="http:ci-bot"]').waitFor({ timeout: 10_000 });
+    expect(await bot.locator('.who').innerText()).toBe('ci-bot (bot)');
+    expect(await page.locator('.msg-user', { hasText: 'add the wide file' }).locator('.who').innerText()).toBe('You');
   }, T);
 });

@@ -171,6 +171,9 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await rejected.locator('.tool-output').innerText()).toContain("rejected this change, so the file is unchanged. Their reason: keep the person's notes");
     expect(readFileSync(notes, 'utf8')).toBe(NOTES);
     expect(statSync(notes).mtimeMs).toBe(notesMtime);
+    expect(readFileSync(join(ws, 'long.txt'), 'utf8')).toBe(LONG);
+    // Both reviews closed their diffs.
+    await until('the diff tabs to close', async () => (await wb.tabs()).every((t) => !t.includes('↔')));
 
     // Tool cards, with live output and final status; the command after the edits saw the accepted file.
     const ls = wb.chat.locator('.tool-card[data-status="completed"]', { hasText: 'echo built' });
@@ -284,8 +287,13 @@ describe('the Chimera extension in VS Code in the browser', () => {
   it('stops the server with the window, and resumes the session in the next one; an edit pending at the reload is offered again', async () => {
     sse.kill();
     const todo = join(ws, 'todo.txt');
+    // Under suggest, one approval per edit: no quick pick, the diff review is the question.
+    await wb.chat.locator('select[data-config="approval"]').selectOption('suggest');
+    await until('approval suggest', async () => (await wb.chat.locator('#pickers').getAttribute('data-key'))?.includes('"currentValue":"suggest"') === true);
     await wb.send('write a todo');
     await wb.chat.locator('#review-bar .review-row[data-path$="/todo.txt"]').waitFor({ timeout: 15_000 });
+    expect(await wb.quickInput.isVisible()).toBe(false);
+    expect(await wb.card('Write todo.txt').locator('.tool-permission').innerText()).toMatch(/review the diff$/);
     await wb.page.reload({ timeout: 60_000 });
     await wb.ready();
     // The old window's server is gone (stdin closed and SIGTERM: it was started with --http).

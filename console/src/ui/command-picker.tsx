@@ -27,17 +27,6 @@ export function matchingCommands(text: string, commands: readonly SlashCommandIt
   return commands.filter((c) => c.name.toLowerCase().startsWith(typed));
 }
 
-/**
- * The page's answer to a typed `/name` that is no command here (undefined: send it). A first word
- * with a second slash ("/usr/bin is slow") is a path, not a command.
- */
-export function unknownCommand(text: string, commands: readonly SlashCommandItem[]): string | undefined {
-  const m = /^\/([A-Za-z][\w:-]*)(?:\s|$)/.exec(text.trim());
-  if (!m || commands.length === 0) return undefined;
-  if (commands.some((c) => c.name === m[1])) return undefined;
-  return `/${m[1]} is not a command here, so nothing was sent. Type / to see the commands.`;
-}
-
 const SOURCE_LABEL: Record<string, string> = { workspace: 'team', user: 'yours' };
 
 export function CommandPicker({ items, active, choose }: { items: SlashCommandItem[]; active: number; choose: (c: SlashCommandItem) => void }) {

@@ -116,6 +116,11 @@ export class V1Client {
   permissionPolicy: PermissionPolicy = () => 'allow_once';
   /** How this editor answers `fs/read_text_file` (default: the file on disk); a test may make it never answer. */
   readText: (path: string, signal: AbortSignal) => Promise<string> = (path) => readFile(path, 'utf8');
+  /** How this editor answers `fs/write_text_file` (default: writes the file at once); a test may make a person decide. */
+  writeText: (path: string, content: string, signal: AbortSignal) => Promise<void> = async (path, content) => {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, content);
+  };
 
   constructor(args: string[], env: NodeJS.ProcessEnv) {
     this.child = spawnFerret(args, { env });
@@ -132,10 +137,9 @@ export class V1Client {
         this.fsReads.push(params.path);
         return { content: await this.readText(params.path, signal) };
       })
-      .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+      .onRequest(acp.methods.client.fs.writeTextFile, async ({ params, signal }) => {
         this.fsWrites.push(params.path);
-        await mkdir(dirname(params.path), { recursive: true });
-        await writeFile(params.path, params.content);
+        await this.writeText(params.path, params.content, signal);
         return {};
       })
       .onNotification(acp.methods.client.session.update, ({ params }) => void this.updates.push(params))

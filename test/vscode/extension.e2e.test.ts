@@ -151,6 +151,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await wb.card('Write hello.py').locator('.badge').innerText()).toBe('waiting for your review');
     expect(existsSync(hello)).toBe(false);
     await wb.chat.locator('#review-bar .review-row[data-path$="/hello.py"]').waitFor();
+    expect(await wb.chat.locator('#review-bar .review-orphans').count()).toBe(0); // a turn waits on it: not "from before a reload"
     await wb.page.locator('.tabs-container .tab', { hasText: 'hello.py' }).waitFor({ timeout: 10_000 });
     await wb.chat.locator('#review-bar button[data-action="review"][data-path$="/hello.py"]').click();
     await wb.codeLens('Accept').waitFor({ timeout: 10_000 });

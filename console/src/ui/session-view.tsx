@@ -139,6 +139,11 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
     }
   };
   const stop = () => act(() => api('POST', `${path}/cancel`));
+  /** Retry on a failed turn: its message, sent again. */
+  const retry = (turnId: string) => {
+    const said = store.items.find((it) => it.kind === 'user' && it.turnId === turnId);
+    if (said?.kind === 'user') void send(said.text);
+  };
   const answer = async (permissionId: string, decision: Decision) => {
     mine.add(permissionId);
     try {
@@ -204,7 +209,7 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
         </header>
         <Scroller version={store.version}>
           <WorkspaceRoot.Provider value={detail?.cwd}>
-            <Transcript store={store} mine={(pid) => mine.has(pid)} sent={(t) => sentHere.has(t)} />
+            <Transcript store={store} mine={(pid) => mine.has(pid)} sent={(t) => sentHere.has(t)} retry={running ? undefined : retry} />
           </WorkspaceRoot.Provider>
         </Scroller>
         {pending && <PermissionPrompt p={pending} more={store.pending.length - 1} answer={answer} />}

@@ -15,7 +15,16 @@ const STOP_TEXT: Record<Extract<Item, { kind: 'turn_end' }>['stopReason'], strin
   error: 'The turn failed.',
 };
 
-function Entry({ it, store, mine, sent }: { it: Item; store: SessionStore; mine: (id: string) => boolean; sent: (turnId: string) => boolean }) {
+interface EntryProps {
+  it: Item;
+  store: SessionStore;
+  mine: (id: string) => boolean;
+  sent: (turnId: string) => boolean;
+  /** Sends a failed turn's message again. */
+  retry: ((turnId: string) => void) | undefined;
+}
+
+function Entry({ it, store, mine, sent, retry }: EntryProps) {
   const waiting = (id: string) => store.pending.some((p) => p.id === id);
   switch (it.kind) {
     case 'user':
@@ -92,18 +101,23 @@ function Entry({ it, store, mine, sent }: { it: Item; store: SessionStore; mine:
         <div class={`turn-end stop-${it.stopReason}`} data-stop={it.stopReason}>
           {text && <span>{text}</span>}
           {it.error && <span class="error"> {it.error}</span>}
+          {it.stopReason === 'error' && retry && (
+            <button type="button" class="btn btn-small retry" onClick={() => retry(it.id)}>
+              Retry
+            </button>
+          )}
         </div>
       );
     }
   }
 }
 
-export function Transcript({ store, mine, sent }: { store: SessionStore; mine: (id: string) => boolean; sent: (turnId: string) => boolean }) {
+export function Transcript({ store, mine, sent, retry }: Omit<EntryProps, 'it'>) {
   return (
     <div class="transcript" role="log" aria-label="Transcript" aria-live="off">
       {store.items.length === 0 && <p class="empty">Nothing yet. Say what to do below.</p>}
       {store.items.map((it) => (
-        <Entry key={it.key} it={it} store={store} mine={mine} sent={sent} />
+        <Entry key={it.key} it={it} store={store} mine={mine} sent={sent} retry={retry} />
       ))}
     </div>
   );

@@ -62,9 +62,12 @@ describe('sliceLines', () => {
 describe('PendingEdits decisions (a write waits for the person)', () => {
   it('answers the waiting write with the decision, once', async () => {
     const p = new PendingEdits();
+    const seen: boolean[] = [];
+    p.onChange((path) => seen.push(p.isWaiting(path)));
     p.stage('s', '/ws/a', 'v1', 'orig');
     const d = p.decision('/ws/a');
     expect(p.isWaiting('/ws/a')).toBe(true);
+    expect(seen).toEqual([false, true]); // listeners learn that a turn waits on it
     expect(p.decide('/ws/a', { kind: 'rejected', reason: 'keep it' })).toBe(true);
     await expect(d).resolves.toEqual({ kind: 'rejected', reason: 'keep it' });
     expect(p.isWaiting('/ws/a')).toBe(false);

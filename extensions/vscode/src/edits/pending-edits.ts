@@ -55,7 +55,9 @@ export class PendingEdits {
    */
   decision(path: string): Promise<Decision> {
     this.waiting.get(path)?.({ kind: 'accepted' });
-    return new Promise((resolve) => this.waiting.set(path, resolve));
+    const decided = new Promise<Decision>((resolve) => this.waiting.set(path, resolve));
+    this.emit(path); // listeners see that a turn now waits on it
+    return decided;
   }
 
   /** Answers the write waiting on `path` (Accept, Reject, or the turn withdrew it); true if one waited. */

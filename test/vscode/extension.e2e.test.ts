@@ -248,13 +248,19 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await wb.chat.locator('body').getAttribute('data-busy')).toBe('false');
   }, 30_000);
 
-  it('Stop ends the turn within a second, killing the running command', async () => {
+  it('Esc stops the turn within a second, killing the running command; a message queued meanwhile is not sent', async () => {
     await wb.send('run the slow one');
     const card = wb.chat.locator('.tool-card', { hasText: 'sleep 29.5' });
     await wb.chat.locator('.tool-card[data-status="in_progress"]', { hasText: 'sleep 29.5' }).waitFor({ timeout: 15_000 });
     await until('sleep to run', () => running(['sleep', '29.5']) > 0);
+    // Enter during the turn queues the message (said under the box); Esc in the chat stops the turn
+    // and the queued message is not sent (the chat says so).
+    await wb.chat.locator('#prompt').fill('then tidy up');
+    await wb.chat.locator('#prompt').press('Enter');
+    await wb.chat.locator('#queued', { hasText: 'Queued (sent when this turn ends): then tidy up' }).waitFor();
+    expect(await wb.chat.locator('#send').innerText()).toBe('Queue');
     const t0 = Date.now();
-    await wb.chat.locator('#stop').click();
+    await wb.chat.locator('#prompt').press('Escape');
     await wb.chat.locator('.tool-card[data-status="cancelled"]', { hasText: 'sleep 29.5' }).waitFor({ timeout: 5_000 });
     await wb.idle(5_000);
     const took = Date.now() - t0;
@@ -262,6 +268,8 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(took).toBeLessThan(1000);
     expect(await card.getAttribute('data-status')).toBe('cancelled');
     await wb.chat.locator('.entry.notice', { hasText: 'Stopped.' }).waitFor();
+    await wb.chat.locator('.entry.notice', { hasText: 'Not sent (stopped): then tidy up' }).waitFor();
+    expect(await wb.chat.locator('.entry.user', { hasText: 'then tidy up' }).count()).toBe(0);
     await until('the command to be gone', () => running(['sleep', '29.5']) === 0, 5_000);
   }, 60_000);
 

@@ -20,6 +20,8 @@ export interface AgentRequestDeps {
   replaying: () => boolean;
   /** Writes go to disk without a review (the chimera.autoAcceptEdits setting, or "accept all" for this turn or session). */
   autoAccept: () => boolean;
+  /** The window is closing: an aborted write stays pending (offered again after a reload), not withdrawn. */
+  closing: () => boolean;
 }
 
 /**
@@ -105,7 +107,9 @@ export class AgentRequests {
     const warn = (err: unknown) => this.d.log.warn(`could not show the edit of ${p.path}: ${err instanceof Error ? err.message : String(err)}`);
     if (this.d.autoAccept()) void this.d.review.accept(p.path).catch(warn);
     else if (!this.d.replaying()) void this.d.review.open(p.path).catch(warn);
-    const onAbort = () => void this.d.review.withdraw(p.path).catch(warn);
+    const onAbort = () => {
+      if (!this.d.closing()) void this.d.review.withdraw(p.path).catch(warn);
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const d = await decided;

@@ -2,7 +2,8 @@ import * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
 import type { ClientHandlers } from '../acp/connection.js';
 import { serverSettings, workspaceCwd } from '../config.js';
-import type { PendingEdit, PendingEdits } from '../edits/pending-edits.js';
+import type { PendingEdits } from '../edits/pending-edits.js';
+import { PendingStore } from '../edits/pending-store.js';
 import type { EditReview } from '../edits/review.js';
 import { ChatModel, type Effect } from '../model/chat-model.js';
 import { ferretMeta } from '../model/ferret-meta.js';
@@ -14,9 +15,6 @@ import { reveal } from '../ui/follow.js';
 import { AgentRequests } from './agent-requests.js';
 import { pickSession, rememberSession } from './history.js';
 import { ChimeraServer } from './server.js';
-
-/** Where pending edits are kept across a reload (workspace state). */
-const PENDING_KEY = 'chimera.pendingEdits';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err));
 
@@ -37,10 +35,14 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   private readonly answered = new Set<string>();
   /** chimera.* settings changed while a turn ran: restart once it ends. */
   private stale = false;
+  /** dispose() began: the window is closing or reloading. */
+  private closing = false;
   /** Typed during a turn: sent, in order, when it ends (Stop drops them). */
   private queue: string[] = [];
 
   private readonly requests: AgentRequests;
+  /** Pending edits on disk, so a reload offers them again. */
+  private readonly kept: PendingStore;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -49,6 +51,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     private readonly pending: PendingEdits,
     private readonly review: EditReview,
   ) {
+    this.kept = new PendingStore(ctx);
     this.requests = new AgentRequests({
       model: this.model,
       pending,
@@ -56,6 +59,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
       log,
       render: () => this.render(),
       replaying: () => this.replaying,
+      closing: () => this.closing,
       autoAccept: () => this.model.view().acceptAll !== undefined || vscode.workspace.getConfiguration('chimera').get<boolean>('autoAcceptEdits', false),
     });
     pending.onChange(() => this.pendingChanged());
@@ -174,7 +178,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   /** Pending edits changed: keep them across a reload, and tell the chat which still hold a turn. */
   private pendingChanged(): void {
     const list = this.pending.list();
-    void this.ctx.workspaceState.update(PENDING_KEY, list);
+    this.kept.save(list);
     this.model.setWaiting(list.filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
     void vscode.commands.executeCommand('setContext', 'chimera.editsPending', list.length > 0);
     this.render();
@@ -182,8 +186,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   /** Edits that were pending when the window closed or reloaded: offered again (their turn is over). */
   restorePending(): void {
-    const kept = this.ctx.workspaceState.get<PendingEdit[]>(PENDING_KEY, []);
-    for (const e of kept) {
+    for (const e of this.kept.load()) {
       if (this.pending.get(e.path)) continue;
       this.pending.stage(e.sessionId, e.path, e.proposed, e.original);
       this.model.setReview(e.path, 'pending');
@@ -359,6 +362,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   /** With the window: the server is stopped (stdin closed, then SIGTERM for an --http server). */
   async dispose(): Promise<void> {
+    this.closing = true;
     const server = this.server;
     this.server = undefined;
     await server?.stop();

@@ -358,4 +358,17 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await notice.locator('button', { hasText: 'Open Settings' }).click();
     await wb.page.locator('.settings-editor .setting-item', { hasText: 'Arguments for' }).first().waitFor({ timeout: 15_000 });
   }, 90_000);
+
+  it('a chimera.command that is not installed is named as such, with how to fix it', async () => {
+    await wb.closeModalEditor(); // the settings editor the last step opened
+    await wb.editUserSettings({ ...settings, 'chimera.command': 'chimera-not-installed' }, join(cs.userData, 'User', 'settings.json'));
+    await wb.chat.locator('#new').click();
+    const toast = wb.page.locator('.notification-toast', { hasText: 'chimera-not-installed' });
+    await toast.waitFor({ timeout: 20_000 });
+    const text = await toast.innerText();
+    expect(text).toContain('the program was not found on PATH');
+    expect(text).toContain('npm link');
+    expect(text).not.toMatch(/connection closed/i);
+    await wb.screenshot(join(SHOTS, 'not-installed.png'));
+  }, 60_000);
 });

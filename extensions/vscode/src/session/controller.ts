@@ -295,6 +295,9 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   /** The window's server, started on first use (and again after it died). */
   private async ensureServer(): Promise<ChimeraServer | undefined> {
+    // Settings that changed without a change event reaching us (settings.json edited outside
+    // VS Code) still count: a server started with other settings is replaced before it is used.
+    if (this.server?.alive && !this.prompting && JSON.stringify(this.server.settings) !== JSON.stringify(serverSettings())) await this.restartServer();
     if (this.server?.alive) return this.server;
     const cwd = workspaceCwd();
     if (!cwd) {

@@ -31,7 +31,7 @@ export function promptError(message: string, code?: unknown): ShownError {
 export function spawnError(command: string, err: NodeJS.ErrnoException): ShownError {
   if (err.code === 'ENOENT') {
     return {
-      text: `Chimera could not start "${command}": the program was not found${command.includes('/') ? '' : ' on PATH'}. Set chimera.command to the full path of chimera (…/dist/cli/main.js in a checkout), or run \`npm link\` in the ferret checkout so "chimera" is on PATH, then start the session again.`,
+      text: `Chimera could not start "${command}": the program was not found${command.includes('/') ? '' : ' on PATH'}. Set chimera.command to the full path of chimera (…/dist/cli/main.js in a checkout), or run "npm link" in the ferret checkout so "chimera" is on PATH, then start the session again.`,
       actions: [SETTINGS_COMMAND],
     };
   }

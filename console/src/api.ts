@@ -21,6 +21,8 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-ferret-csrf'] = csrfToken;
+  // A shared session's readers see this console's prompts as the console's, not a bot's.
+  if (method === 'POST' && /\/message(\?|$)/.test(path)) headers['x-ferret-client'] = 'console';
   const res = await fetch(path, {
     method,
     headers,

@@ -288,6 +288,11 @@ export class SessionStore {
     const d = { input: now.input - s.input, output: now.output - s.output, cache: now.cache - s.cache, reasoning: now.reasoning - s.reasoning, usd: now.usd - s.usd };
     this.turns.push({ turnId: u.id, n: this.turns.length + 1, tokens: d.input + d.output + d.cache + d.reasoning, ...d });
     this.atTurnStart = { ...now };
+    // The error that ended the turn is said once, on its end line: an error notice saying the same goes.
+    if (u.error) {
+      const said = u.error;
+      this.items = this.items.filter((it) => !(it.kind === 'notice' && it.level === 'error' && (said.includes(it.text) || it.text.includes(said))));
+    }
     this.push({ kind: 'turn_end', key: `e${u.seq}`, seq: u.seq, id: u.id, stopReason: u.stop_reason, error: u.error });
     if (!this.knownTurns.has(u.id)) this.onNewTurn(this.promptSeq);
   }

@@ -140,6 +140,14 @@ describe('SessionStore', () => {
     const plans = s.items.filter((i) => i.kind === 'plan');
     expect(plans).toEqual([{ kind: 'plan', key: 'plan4', seq: 4, entries: step('completed', 'completed') }]);
   });
+  it('a provider error is said once: on the turn\'s end line, not also as a notice', () => {
+    const s = new SessionStore(() => {});
+    const msg = 'the provider is overloaded (529)';
+    for (const u of frames({ kind: 'notice', level: 'error', text: msg }, { kind: 'notice', level: 'info', text: 'retrying' }, { kind: 'turn_end', id: 't1', stop_reason: 'error', error: msg })) s.apply(u);
+    expect(s.items.map((i) => i.kind)).toEqual(['notice', 'turn_end']);
+    expect(s.items[0]).toMatchObject({ level: 'info' });
+    expect(s.items[1]).toMatchObject({ stopReason: 'error', error: msg });
+  });
 
   it('lists background processes, and their output between turns starts no turn', () => {
     const s = new SessionStore();

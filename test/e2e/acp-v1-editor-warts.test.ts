@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
+import { RequestError } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { v1PerTest, type V1Client } from '../support/acp-v1-client.js';
 import { backwardStatuses, statusRuns } from '../support/acp-status.js';
@@ -153,6 +154,36 @@ describe('ACP v1 as Zed sees it: the whole flow without a wart', () => {
     expect(backwardStatuses(replay)).toEqual([]);
     expect(extNoise(d)).toEqual([]);
     expect(d.fsReads).toEqual([]);
+  }, 45_000);
+
+  it('an editor that reviews writes (reviewsWrites): the turn waits past the deadline for the person; the next command sees the accepted file; a rejection reaches the model', async () => {
+    const model = writeScript(env.ws, 'model.json', {
+      responses: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'kept.txt', content: 'accepted\n' } }] },
+        { toolCalls: [{ name: 'bash', arguments: { command: 'cat kept.txt' } }] },
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'refused.txt', content: 'nope\n' } }] },
+        { chunks: ['Done.'] },
+      ],
+    });
+    const c = start(['--model', `scripted:${model}`, '--client-timeout', '1', '--approval', 'full-auto']);
+    // A person who takes 2.5 s (past the 1 s deadline) to accept the first write, then rejects the second.
+    c.writeText = async (path, content) => {
+      await new Promise((r) => setTimeout(r, 2500));
+      if (path.endsWith('refused.txt')) throw new RequestError(-32050, 'the person rejected this change. Their reason: not that file');
+      writeFileSync(path, content);
+    };
+    await c.initialize({ ...ZED_CAPS, _meta: { 'ferret.dev': { reviewsWrites: true } } });
+    const { sessionId } = await c.agent.request('session/new', { cwd: env.ws, mcpServers: [] });
+    const r = await c.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write both' }] });
+    expect(r.stopReason).toBe('end_turn');
+    const ups = c.of(sessionId);
+    const calls = tag(ups, 'tool_call');
+    const last = (id: string) => tag(ups, 'tool_call_update').filter((u) => u.toolCallId === id && u.status).at(-1)!;
+    expect(last(calls[0]!.toolCallId).status).toBe('completed');
+    expect(JSON.stringify(last(calls[1]!.toolCallId))).toContain('accepted');
+    expect(last(calls[2]!.toolCallId).status).toBe('failed');
+    expect(JSON.stringify(last(calls[2]!.toolCallId))).toContain('Their reason: not that file');
+    expect(existsSync(join(env.ws, 'refused.txt'))).toBe(false);
   }, 45_000);
 
   it('an editor that never answers fs/read_text_file: ferret withdraws it, reads the disk instead (saying so once), the turn ends, the server stays responsive', async () => {

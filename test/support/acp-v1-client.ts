@@ -125,7 +125,7 @@ export class V1Client {
   readonly terminals = new Map<string, { command: string; args: string[]; output: string; proc: ChildProcess; exited: Promise<number | null> }>();
   /** How this editor answers `fs/read_text_file` (default: the file on disk); a test may make it never answer. */
   readText: (path: string, signal: AbortSignal) => Promise<string> = (path) => readFile(path, 'utf8');
-  /** How this editor answers `fs/write_text_file` (default: writes the file); a test may make it never answer. */
+  /** How this editor answers `fs/write_text_file` (default: writes the file at once); a test may make it never answer or make a person decide. */
   writeText: (path: string, content: string, signal: AbortSignal) => Promise<void> = async (path, content) => {
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content);

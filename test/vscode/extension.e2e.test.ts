@@ -143,11 +143,43 @@ describe('the Chimera extension in VS Code in the browser', () => {
     }
     expect([...seen].filter((t) => t !== '').length).toBeGreaterThan(1);
 
-    // Tool cards, with live output and final status.
+    // The first edit waits for the person: the card says so, the diff is open, the disk is unchanged.
+    const hello = join(ws, 'hello.py');
+    const notes = join(ws, 'notes.md');
+    const notesMtime = statSync(notes).mtimeMs;
+    await wb.chat.locator('.tool-card[data-status="review"]', { hasText: 'Write hello.py' }).waitFor({ timeout: 15_000 });
+    expect(await wb.card('Write hello.py').locator('.badge').innerText()).toBe('waiting for your review');
+    expect(existsSync(hello)).toBe(false);
+    await wb.chat.locator('#review-bar .review-row[data-path$="/hello.py"]').waitFor();
+    expect(await wb.chat.locator('#review-bar .review-orphans').count()).toBe(0); // a turn waits on it: not "from before a reload"
+    await wb.page.locator('.tabs-container .tab', { hasText: 'hello.py' }).waitFor({ timeout: 10_000 });
+    await wb.chat.locator('#review-bar button[data-action="review"][data-path$="/hello.py"]').click();
+    await wb.codeLens('Accept').waitFor({ timeout: 10_000 });
+    await wb.page.locator('.editor-group-container.active .monaco-diff-editor .modified', { hasText: "print('hi')" }).waitFor();
+    await wb.screenshot(join(SHOTS, 'diff-review.png'));
+    // The turn waited: nothing ran after the write while the person looked.
+    expect(await wb.chat.locator('.tool-card', { hasText: 'echo built' }).count()).toBe(0);
+    await wb.codeLens('Accept').click();
+    await until('hello.py written', () => existsSync(hello) && readFileSync(hello, 'utf8') === "print('hi')\n");
     await wb.card('Write hello.py').locator('.badge', { hasText: 'done' }).waitFor({ timeout: 15_000 });
+
+    // The second is rejected from the chat, with a reason the model is told.
+    await wb.chat.locator('#review-bar button[data-action="reject"][data-path$="/notes.md"]').click({ timeout: 15_000 });
+    await wb.quickInput.locator('input').fill("keep the person's notes");
+    await wb.quickInput.locator('input').press('Enter');
+    const rejected = wb.chat.locator('.tool-card[data-status="failed"]', { hasText: 'Write notes.md' });
+    await rejected.waitFor({ timeout: 15_000 });
+    expect(await rejected.locator('.tool-output').innerText()).toContain("rejected this change, so the file is unchanged. Their reason: keep the person's notes");
+    expect(readFileSync(notes, 'utf8')).toBe(NOTES);
+    expect(statSync(notes).mtimeMs).toBe(notesMtime);
+    expect(readFileSync(join(ws, 'long.txt'), 'utf8')).toBe(LONG);
+    // Both reviews closed their diffs.
+    await until('the diff tabs to close', async () => (await wb.tabs()).every((t) => !t.includes('↔')));
+
+    // Tool cards, with live output and final status; the command after the edits saw the accepted file.
     const ls = wb.chat.locator('.tool-card[data-status="completed"]', { hasText: 'echo built' });
     await ls.waitFor({ timeout: 15_000 });
-    expect(await ls.locator('.tool-output').innerText()).toMatch(/built[\s\S]*long\.txt/);
+    expect(await ls.locator('.tool-output').innerText()).toMatch(/built[\s\S]*print\('hi'\)[\s\S]*original notes, written by a person[\s\S]*long\.txt/);
 
     // The push asks: a quick pick with allow / always / deny / never, risk and reason shown.
     const qp = wb.quickInput;
@@ -169,8 +201,22 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.page.locator('.tabs-container .tab.active', { hasText: 'long.txt' }).waitFor({ timeout: 10_000 });
     await wb.page.locator('.statusbar-item', { hasText: 'Ln 42, Col 1' }).first().waitFor({ timeout: 10_000 });
 
-    await wb.chat.locator('.entry.agent', { hasText: 'Done: hello.py prints hi.' }).waitFor({ timeout: 15_000 });
+    const reply = wb.chat.locator('.entry.agent', { hasText: 'Done: hello.py prints hi.' });
+    await reply.waitFor({ timeout: 15_000 });
     await wb.idle();
+    // Markdown rendered as formatted text, the code highlighted.
+    expect(await reply.locator('h3').innerText()).toBe('Summary');
+    expect(await reply.locator('table tr').count()).toBe(3);
+    expect(await reply.locator('td strong').innerText()).toBe('written');
+    expect(await reply.locator('li').allInnerTexts()).toEqual(['accepted one edit', 'rejected one, with a reason']);
+    expect(await reply.locator('a').getAttribute('href')).toBe('https://example.com/why');
+    expect(await reply.locator('blockquote').innerText()).toBe('nothing was pushed');
+    expect(await reply.locator('pre .tok-kw').allInnerTexts()).toEqual(['def', 'return']);
+    expect(await reply.locator('pre .tok-com').innerText()).toBe('# say it');
+    expect(await reply.locator('pre .tok-str').innerText()).toBe('"hi"');
+    expect(await reply.innerText()).not.toMatch(/##|\*\*|\|---|```/);
+    await reply.scrollIntoViewIfNeeded();
+    await wb.screenshot(join(SHOTS, 'markdown.png'));
     expect(await wb.chat.locator('#usage').innerText()).toMatch(/^context [\d.]+k? \/ 200k tokens · \$0\.\d{4}$/);
     await wb.screenshot(join(SHOTS, 'chat.png'));
 
@@ -184,44 +230,37 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.screenshot(join(SHOTS, 'plan.png'));
   }, 90_000);
 
-  it('reviews each edit as a diff: Accept writes the file, Reject leaves it untouched', async () => {
-    const hello = join(ws, 'hello.py');
-    const notes = join(ws, 'notes.md');
-    const notesMtime = statSync(notes).mtimeMs;
-    // Staged, not written: the server was answered, the disk is as it was.
-    expect(existsSync(hello)).toBe(false);
-    expect(readFileSync(notes, 'utf8')).toBe(NOTES);
-    expect(await wb.tabs()).toEqual(expect.arrayContaining([expect.stringContaining('hello.py'), expect.stringContaining('notes.md')]));
-    expect(await wb.chat.locator('.diff-row[data-review="pending"]').count()).toBe(2);
+  it('a "/" opens the command menu; an unknown command is answered in the chat and never sent', async () => {
+    const turns = sse.frames.filter((f) => f.event === 'result').length;
+    await wb.chat.locator('#prompt').fill('/');
+    await wb.chat.locator('#prompt').dispatchEvent('input');
+    const menu = wb.chat.locator('#command-menu li');
+    await menu.first().waitFor({ timeout: 5_000 });
+    expect(await wb.chat.locator('#command-menu li .command-name').allInnerTexts()).toEqual(expect.arrayContaining(['/compact', '/status']));
+    expect(await wb.chat.locator('#command-menu li[data-command="status"] .command-description').innerText()).toMatch(/\w/);
+    await wb.screenshot(join(SHOTS, 'slash-menu.png'));
+    await wb.chat.locator('#prompt').fill('/nonsense');
+    await wb.chat.locator('#prompt').press('Enter');
+    await wb.chat.locator('.entry.notice', { hasText: '/nonsense is not a command here, so nothing was sent' }).waitFor();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await wb.chat.locator('.entry.user', { hasText: '/nonsense' }).count()).toBe(0);
+    expect(sse.frames.filter((f) => f.event === 'result').length).toBe(turns);
+    expect(await wb.chat.locator('body').getAttribute('data-busy')).toBe('false');
+  }, 30_000);
 
-    await wb.chat.locator('.diff-row[data-path$="/hello.py"] button[data-action="review"]').click();
-    await wb.page.locator('.tabs-container .tab.active', { hasText: 'hello.py' }).waitFor();
-    await wb.codeLens('Accept').waitFor({ timeout: 10_000 });
-    await wb.page.locator('.editor-group-container.active .monaco-diff-editor .modified', { hasText: "print('hi')" }).waitFor();
-    await wb.screenshot(join(SHOTS, 'diff-review.png'));
-    await wb.codeLens('Accept').click();
-    // VS Code's file service creates the file, then writes it: wait for the whole content.
-    await until('hello.py written', () => existsSync(hello) && readFileSync(hello, 'utf8') === "print('hi')\n");
-    await wb.chat.locator('.diff-row[data-path$="/hello.py"][data-review="accepted"]').waitFor();
-
-    await wb.chat.locator('.diff-row[data-path$="/notes.md"] button[data-action="review"]').click();
-    await wb.page.locator('.tabs-container .tab.active', { hasText: 'notes.md' }).waitFor();
-    await wb.codeLens('Reject').click();
-    await wb.chat.locator('.diff-row[data-path$="/notes.md"][data-review="rejected"]').waitFor();
-    expect(readFileSync(notes, 'utf8')).toBe(NOTES);
-    expect(statSync(notes).mtimeMs).toBe(notesMtime);
-    // Both reviews closed their diffs; the file the agent opened stays.
-    await until('the diff tabs to close', async () => (await wb.tabs()).every((t) => !t.includes('↔')));
-    expect(readFileSync(join(ws, 'long.txt'), 'utf8')).toBe(LONG);
-  }, 60_000);
-
-  it('Stop ends the turn within a second, killing the running command', async () => {
+  it('Esc stops the turn within a second, killing the running command; a message queued meanwhile is not sent', async () => {
     await wb.send('run the slow one');
     const card = wb.chat.locator('.tool-card', { hasText: 'sleep 29.5' });
     await wb.chat.locator('.tool-card[data-status="in_progress"]', { hasText: 'sleep 29.5' }).waitFor({ timeout: 15_000 });
     await until('sleep to run', () => running(['sleep', '29.5']) > 0);
+    // Enter during the turn queues the message (said under the box); Esc in the chat stops the turn
+    // and the queued message is not sent (the chat says so).
+    await wb.chat.locator('#prompt').fill('then tidy up');
+    await wb.chat.locator('#prompt').press('Enter');
+    await wb.chat.locator('#queued', { hasText: 'Queued (sent when this turn ends): then tidy up' }).waitFor();
+    expect(await wb.chat.locator('#send').innerText()).toBe('Queue');
     const t0 = Date.now();
-    await wb.chat.locator('#stop').click();
+    await wb.chat.locator('#prompt').press('Escape');
     await wb.chat.locator('.tool-card[data-status="cancelled"]', { hasText: 'sleep 29.5' }).waitFor({ timeout: 5_000 });
     await wb.idle(5_000);
     const took = Date.now() - t0;
@@ -229,6 +268,8 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(took).toBeLessThan(1000);
     expect(await card.getAttribute('data-status')).toBe('cancelled');
     await wb.chat.locator('.entry.notice', { hasText: 'Stopped.' }).waitFor();
+    await wb.chat.locator('.entry.notice', { hasText: 'Not sent (stopped): then tidy up' }).waitFor();
+    expect(await wb.chat.locator('.entry.user', { hasText: 'then tidy up' }).count()).toBe(0);
     await until('the command to be gone', () => running(['sleep', '29.5']) === 0, 5_000);
   }, 60_000);
 
@@ -238,6 +279,9 @@ describe('the Chimera extension in VS Code in the browser', () => {
     const text = loop.filter((d) => d['kind'] === 'agent_message_chunk').map((d) => d['text']).join('');
     expect(text).toContain("I'll create hello.py, rewrite notes.md and list the folder.");
     expect(loop.filter((d) => d['kind'] === 'tool_call_start').map((d) => d['tool'])).toEqual(['update_plan', 'write_file', 'write_file', 'bash', 'update_plan', 'bash', 'update_plan', 'open_file', 'bash']);
+    // The model was told the person rejected notes.md, and why.
+    const refused = loop.find((d) => d['kind'] === 'tool_call_end' && String(d['result']?.['output']).includes('notes.md'));
+    expect(refused?.['result']['output']).toContain("Their reason: keep the person's notes");
     expect(loop.filter((d) => d['kind'] === 'plan').map((d) => (d['entries'] as { status: string }[]).map((e) => e.status))).toEqual([
       ['in_progress', 'pending', 'pending'],
       ['completed', 'in_progress', 'pending'],
@@ -245,12 +289,21 @@ describe('the Chimera extension in VS Code in the browser', () => {
     ]);
     const denied = loop.find((d) => d['kind'] === 'tool_call_end' && d['result']?.['status'] === 'denied');
     expect(denied?.['result']['output']).toContain('the user denied this bash call');
-    expect(sse.frames.filter((f) => f.event === 'code/diff').map((f) => f.data['path'])).toEqual([join(ws, 'hello.py'), join(ws, 'notes.md')]);
+    expect(sse.frames.filter((f) => f.event === 'code/diff').map((f) => f.data['path'])).toEqual([join(ws, 'hello.py')]);
     expect(sse.frames.filter((f) => f.event === 'result').map((f) => f.data['stopReason'])).toEqual(['end_turn', 'cancelled']);
   }, 30_000);
 
-  it('stops the server with the window, and resumes the session in the next one', async () => {
+  it('stops the server with the window, and resumes the session in the next one; an edit pending at the reload is offered again', async () => {
     sse.kill();
+    const todo = join(ws, 'todo.txt');
+    // Under suggest, one approval per edit: no quick pick, the diff review is the question.
+    await wb.chat.locator('select[data-config="approval"]').selectOption('suggest');
+    await until('approval suggest', async () => (await wb.chat.locator('#pickers').getAttribute('data-key'))?.includes('"currentValue":"suggest"') === true);
+    await wb.send('write a todo');
+    await wb.chat.locator('#review-bar .review-row[data-path$="/todo.txt"]').waitFor({ timeout: 15_000 });
+    expect(await wb.quickInput.isVisible()).toBe(false);
+    // (a quick pick left unanswered would hold the turn before the write: the review row proves there was none)
+    expect(await wb.card('Write todo.txt').locator('.tool-permission').innerText()).toMatch(/: allowed$/);
     await wb.page.reload({ timeout: 60_000 });
     await wb.ready();
     // The old window's server is gone (stdin closed and SIGTERM: it was started with --http).
@@ -273,6 +326,16 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.chat.locator('.entry.user', { hasText: 'run the slow one' }).waitFor({ timeout: 15_000 });
     await wb.chat.locator('.tool-card[data-status="denied"]', { hasText: 'git push origin main' }).waitFor();
     await wb.chat.locator('.tool-card[data-status="cancelled"]', { hasText: 'sleep 29.5' }).waitFor();
+    // The edit that waited at the reload is offered again (nothing was written), and Accept writes it.
+    expect(existsSync(todo)).toBe(false);
+    await wb.chat.locator('.entry.notice', { hasText: 'waiting for your review when the window closed' }).waitFor();
+    await wb.chat.locator('#review-bar .review-orphans', { hasText: 'pending when the window reloaded: nothing was written' }).waitFor();
+    expect(await wb.chat.locator('#review-bar .review-row .diff-path').innerText()).toBe('todo.txt');
+    const todoRow = wb.chat.locator('#review-bar .review-row[data-path$="/todo.txt"]');
+    await todoRow.waitFor();
+    await wb.screenshot(join(SHOTS, 'pending-after-reload.png'));
+    await todoRow.locator('button[data-action="accept"]').click();
+    await until('todo.txt written', () => existsSync(todo) && readFileSync(todo, 'utf8') === 'ship it\n');
     // Replayed history is drawn, not acted on: no diff reopened, no edit staged again.
     expect((await wb.tabs()).filter((t) => t.includes('↔'))).toEqual([]);
     // Nothing of ours failed in the workbench on the way (errors it logged naming Chimera).
@@ -286,10 +349,26 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.runCommand('Chimera: Start Session');
     await wb.chat.locator(`body[data-session]:not([data-session=""]):not([data-session="${sessionId}"])`).waitFor({ state: 'attached', timeout: 30_000 });
     await wb.send('hello');
-    const toast = wb.page.locator('.notification-toast', { hasText: 'Chimera has no model to use' });
-    await toast.waitFor({ timeout: 15_000 });
-    await wb.chat.locator('.entry.notice.notice-error', { hasText: 'No model is configured' }).waitFor();
-    await toast.locator('.monaco-button', { hasText: 'Open Settings' }).click();
+    // Said once, in the chat, with Retry and the button that opens the setting.
+    const notice = wb.chat.locator('.entry.notice.notice-error', { hasText: 'Chimera has no model to use' });
+    await notice.waitFor({ timeout: 15_000 });
+    expect(await wb.chat.locator('.entry.notice.notice-error').count()).toBe(1);
+    expect(await wb.page.locator('.notification-toast', { hasText: 'no model' }).count()).toBe(0);
+    await notice.locator('button', { hasText: 'Retry' }).waitFor();
+    await notice.locator('button', { hasText: 'Open Settings' }).click();
     await wb.page.locator('.settings-editor .setting-item', { hasText: 'Arguments for' }).first().waitFor({ timeout: 15_000 });
   }, 90_000);
+
+  it('a chimera.command that is not installed is named as such, with how to fix it', async () => {
+    await wb.closeModalEditor(); // the settings editor the last step opened
+    await wb.editUserSettings({ ...settings, 'chimera.command': 'chimera-not-installed' }, join(cs.userData, 'User', 'settings.json'));
+    await wb.chat.locator('#new').click();
+    const toast = wb.page.locator('.notification-toast', { hasText: 'chimera-not-installed' });
+    await toast.waitFor({ timeout: 20_000 });
+    const text = await toast.innerText();
+    expect(text).toContain('the program was not found on PATH');
+    expect(text).toContain('npm link');
+    expect(text).not.toMatch(/connection closed/i);
+    await wb.screenshot(join(SHOTS, 'not-installed.png'));
+  }, 60_000);
 });

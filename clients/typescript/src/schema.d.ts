@@ -1557,7 +1557,10 @@ export interface operations {
                 /** @description false: answer 202 at once and follow the turn on the event stream */
                 wait?: "0" | "1" | "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description the sending client's name (a bot's name, or `console`); the prompt's origin is then `http:NAME` */
+                "x-ferret-client"?: string;
+            };
             path: {
                 /** @description A session id */
                 id: string;

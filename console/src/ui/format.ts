@@ -52,3 +52,17 @@ export function answeredBy(by: string, mine: boolean): string {
 }
 
 export const DECISION_TEXT = { allow: 'allowed once', deny: 'denied', always: 'always allowed', never: 'never allowed' } as const;
+
+/**
+ * Who sent a prompt, from its origin: this tab ("You"), another console, an editor over ACP, or a
+ * bot by the name it gave (`x-ferret-client`); a nameless HTTP client is said to be one.
+ */
+export function speaker(origin: string | undefined, sentHere: boolean): string {
+  if (sentHere || origin === 'this console') return 'You';
+  if (origin === undefined) return 'User';
+  if (origin === 'http:console') return 'Another console';
+  if (origin.startsWith('http:')) return `${origin.slice(5)} (bot)`;
+  if (origin === 'http') return 'An HTTP client';
+  if (origin.startsWith('acp')) return 'Editor';
+  return origin;
+}

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useMemo } from 'preact/hooks';
+import { CodeText } from './code-text.js';
 import { inlines, parseMarkdown, stableCut, type Block, type Inline } from '../markdown.js';
 
 // The parsed tree becomes elements: text is always a text node, so nothing in a message can
@@ -47,7 +48,9 @@ function block(b: Block, i: number): ComponentChildren {
     case 'code':
       return (
         <pre key={i} class="md-code" tabIndex={0} aria-label={b.lang ? `${b.lang} code` : 'code'}>
-          <code>{b.v}</code>
+          <code>
+            <CodeText code={b.v} lang={b.lang} />
+          </code>
         </pre>
       );
     case 'list': {

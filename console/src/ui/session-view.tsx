@@ -6,6 +6,8 @@ import { SessionStore, type ProcessRecord } from '../session-store.js';
 import { openEventStream, type Connection } from '../stream.js';
 import { APPROVALS, MODES, type Approval, type Decision, type Mode, type ModelList, type Prompt, type SessionDetail } from '../types.js';
 import { TurnChart } from './chart.js';
+import { WorkspaceRoot } from './code-text.js';
+import { unknownCommand } from '../slash.js';
 import { CommandPicker, matchingCommands, useCommands } from './command-picker.js';
 import { tokens, usd } from './format.js';
 import { usePolling, useSubscription } from './hooks.js';
@@ -45,9 +47,8 @@ function promptFetcher(id: string, store: () => SessionStore): () => void {
   };
 }
 
-/** The permission requests this tab answered (kept across a reload of the tab; ids are no secret). */
-function answeredHere(sessionId: string): { has(id: string): boolean; add(id: string): void; delete(id: string): void } {
-  const key = `ferret.answered.${sessionId}`;
+/** Ids this tab remembers across its own reloads (permissions it answered, turns it started; no secrets). */
+function tabMemory(key: string): { has(id: string): boolean; add(id: string): void; delete(id: string): void } {
   const read = (): string[] => {
     try {
       return JSON.parse(sessionStorage.getItem(key) ?? '[]') as string[];
@@ -83,7 +84,8 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
   const [models, setModels] = useState<ModelList | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [gone, setGone] = useState<string | undefined>();
-  const mine = useMemo(() => answeredHere(id), [id]);
+  const mine = useMemo(() => tabMemory(`ferret.answered.${id}`), [id]);
+  const sentHere = useMemo(() => tabMemory(`ferret.sent.${id}`), [id]);
 
   useEffect(() => {
     fetchPrompts();
@@ -127,6 +129,7 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
     setError(undefined);
     try {
       const r = await api<{ turnId: string }>('POST', `${path}/message?wait=false`, { text });
+      sentHere.add(r.turnId);
       store.addPending(text, r.turnId);
       fetchPrompts();
       void refresh();
@@ -137,6 +140,11 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
     }
   };
   const stop = () => act(() => api('POST', `${path}/cancel`));
+  /** Retry on a failed turn: its message, sent again. */
+  const retry = (turnId: string) => {
+    const said = store.items.find((it) => it.kind === 'user' && it.turnId === turnId);
+    if (said?.kind === 'user') void send(said.text);
+  };
   const answer = async (permissionId: string, decision: Decision) => {
     mine.add(permissionId);
     try {
@@ -201,7 +209,9 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
           </div>
         </header>
         <Scroller version={store.version}>
-          <Transcript store={store} mine={(pid) => mine.has(pid)} />
+          <WorkspaceRoot.Provider value={detail?.cwd}>
+            <Transcript store={store} mine={(pid) => mine.has(pid)} sent={(t) => sentHere.has(t)} retry={running ? undefined : retry} />
+          </WorkspaceRoot.Provider>
         </Scroller>
         {pending && <PermissionPrompt p={pending} more={store.pending.length - 1} answer={answer} />}
         {error && (
@@ -323,8 +333,20 @@ function Composer({ sessionId, running, send, stop }: { sessionId: string; runni
   const [sending, setSending] = useState(false);
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState(false);
+  /** Why a message was not sent (an unknown command), said at the composer. */
+  const [said, setSaid] = useState<string | undefined>();
+  /** Typed during a turn: sent when it ends; Stop puts it back in the box. */
+  const [queued, setQueued] = useState<string | undefined>();
   // Read again when a turn ends: a command file added meanwhile shows without a reload.
   const commands = useCommands(sessionId, running);
+  useEffect(() => {
+    if (running || queued === undefined) return;
+    const t = queued;
+    setQueued(undefined);
+    void send(t).then((ok) => {
+      if (!ok) setText((now) => (now ? `${t}\n${now}` : t));
+    });
+  }, [running, queued, send]);
   const items = dismissed ? [] : matchingCommands(text, commands);
   const pick = items[Math.min(active, items.length - 1)];
   const choose = (c: { name: string }) => {
@@ -333,10 +355,28 @@ function Composer({ sessionId, running, send, stop }: { sessionId: string; runni
   };
   const submit = async () => {
     const t = text.trim();
-    if (!t || sending || running) return;
+    if (!t || sending) return;
+    // An unknown `/command` is answered here: sent, it would reach the model as a billed prompt.
+    const unknown = unknownCommand(t, commands);
+    if (unknown) return setSaid(unknown);
+    setSaid(undefined);
+    if (running) {
+      // Enter during a turn queues the message (one at a time: a second one joins it).
+      setQueued((q) => (q ? `${q}\n${t}` : t));
+      setText('');
+      return;
+    }
     setSending(true);
     if (await send(t)) setText('');
     setSending(false);
+  };
+  /** Stop: the turn ends, and a queued message goes back into the box instead of being sent. */
+  const stopAndKeep = () => {
+    if (queued !== undefined) {
+      setText((now) => (now ? `${queued}\n${now}` : queued));
+      setQueued(undefined);
+    }
+    void stop();
   };
   return (
     <form
@@ -347,6 +387,11 @@ function Composer({ sessionId, running, send, stop }: { sessionId: string; runni
       }}
     >
       <CommandPicker items={items} active={Math.min(active, items.length - 1)} choose={choose} />
+      {(said || queued) && (
+        <p class={said ? 'composer-note error' : 'composer-note'} role={said ? 'alert' : 'status'}>
+          {said ?? `Queued, sent when this turn ends: ${queued}`}
+        </p>
+      )}
       <label for="composer-text" class="sr-only">
         Message
       </label>
@@ -379,15 +424,15 @@ function Composer({ sessionId, running, send, stop }: { sessionId: string; runni
             void submit();
           } else if (e.key === 'Escape' && running) {
             e.preventDefault();
-            void stop();
+            stopAndKeep();
           }
         }}
       />
       <div class="composer-actions">
-        <button type="submit" class="btn btn-primary" disabled={sending || running || text.trim() === ''}>
-          Send
+        <button type="submit" class="btn btn-primary" disabled={sending || text.trim() === ''} title={running ? 'Sent when the running turn ends' : undefined}>
+          {running ? 'Queue' : 'Send'}
         </button>
-        <button type="button" class="btn btn-stop" disabled={!running} onClick={() => void stop()}>
+        <button type="button" class="btn btn-stop" disabled={!running} onClick={stopAndKeep}>
           Stop
         </button>
       </div>

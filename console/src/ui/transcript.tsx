@@ -1,5 +1,6 @@
 import type { Item, SessionStore } from '../session-store.js';
 import { DiffView } from './diff-view.js';
+import { speaker } from './format.js';
 import { PlanView } from './plan-view.js';
 import { Markdown } from './markdown-view.js';
 import { PermissionNote, ToolCard } from './tool-card.js';
@@ -14,13 +15,24 @@ const STOP_TEXT: Record<Extract<Item, { kind: 'turn_end' }>['stopReason'], strin
   error: 'The turn failed.',
 };
 
-function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: string) => boolean }) {
+interface EntryProps {
+  it: Item;
+  store: SessionStore;
+  mine: (id: string) => boolean;
+  sent: (turnId: string) => boolean;
+  /** Sends a failed turn's message again. */
+  retry: ((turnId: string) => void) | undefined;
+}
+
+function Entry({ it, store, mine, sent, retry }: EntryProps) {
   const waiting = (id: string) => store.pending.some((p) => p.id === id);
   switch (it.kind) {
     case 'user':
       return (
         <div class={`msg msg-user${it.pending ? ' is-pending' : ''}`} data-seq={it.pending ? undefined : it.seq}>
-          <div class="who">{it.origin && it.origin !== 'http' && it.origin !== 'this console' ? `You (${it.origin.startsWith('acp') ? 'editor' : it.origin})` : 'You'}</div>
+          <div class="who" data-origin={it.origin ?? ''}>
+            {speaker(it.origin, it.turnId !== undefined && sent(it.turnId))}
+          </div>
           <div class="bubble">{it.text}</div>
         </div>
       );
@@ -89,18 +101,23 @@ function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: 
         <div class={`turn-end stop-${it.stopReason}`} data-stop={it.stopReason}>
           {text && <span>{text}</span>}
           {it.error && <span class="error"> {it.error}</span>}
+          {it.stopReason === 'error' && retry && (
+            <button type="button" class="btn btn-small retry" onClick={() => retry(it.id)}>
+              Retry
+            </button>
+          )}
         </div>
       );
     }
   }
 }
 
-export function Transcript({ store, mine }: { store: SessionStore; mine: (id: string) => boolean }) {
+export function Transcript({ store, mine, sent, retry }: Omit<EntryProps, 'it'>) {
   return (
     <div class="transcript" role="log" aria-label="Transcript" aria-live="off">
       {store.items.length === 0 && <p class="empty">Nothing yet. Say what to do below.</p>}
       {store.items.map((it) => (
-        <Entry key={it.key} it={it} store={store} mine={mine} />
+        <Entry key={it.key} it={it} store={store} mine={mine} sent={sent} retry={retry} />
       ))}
     </div>
   );

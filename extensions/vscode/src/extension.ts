@@ -5,23 +5,33 @@ import { EditReview } from './edits/review.js';
 import { ChimeraController } from './session/controller.js';
 import { chatAction } from './ui/chat-actions.js';
 import { ChatViewProvider } from './ui/chat-view.js';
+import { askRejectReason } from './ui/reject-reason.js';
 
 let controller: ChimeraController | undefined;
 
-/** Where a command's argument names a file: a path (chat, code lens) or a Uri (editor title). */
-function pathOf(arg: unknown): string | undefined {
+/**
+ * Where a command's argument names a file: a path (chat, code lens) or a Uri (editor title); from
+ * a keybinding, the edit shown in the active editor, else the oldest pending one.
+ */
+function pathOf(arg: unknown, pending: PendingEdits): string | undefined {
   if (typeof arg === 'string') return arg;
   if (arg instanceof vscode.Uri) return arg.fsPath;
-  return vscode.window.activeTextEditor?.document.uri.fsPath;
+  const active = vscode.window.activeTextEditor?.document.uri.fsPath;
+  return active && pending.get(active) ? active : pending.list()[0]?.path;
 }
 
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Chimera', { log: true });
   const pending = new PendingEdits();
   const review = new EditReview(pending, (path, r) => c.reviewed(path, r));
-  const chat = new ChatViewProvider(context.extensionUri, (m) => chatAction(m, c, review, () => log.show(true)));
+  const reject = async (path: string) => {
+    const answer = await askRejectReason(vscode.workspace.asRelativePath(path, false));
+    if (answer) await review.reject(path, answer.reason);
+  };
+  const chat = new ChatViewProvider(context.extensionUri, (m) => chatAction(m, c, review, reject, () => log.show(true)));
   const c = new ChimeraController(context, log, chat, pending, review);
   controller = c;
+  c.restorePending();
   context.subscriptions.push(
     log,
     review,
@@ -35,14 +45,16 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (['chimera.command', 'chimera.args', 'chimera.env'].some((k) => e.affectsConfiguration(k))) c.settingsChanged();
     }),
+    vscode.commands.registerCommand('chimera.focusChat', () => chat.reveal()),
     vscode.commands.registerCommand('chimera.acceptEdit', async (arg?: unknown) => {
-      const path = pathOf(arg);
+      const path = pathOf(arg, pending);
       if (path) await review.accept(path);
     }),
     vscode.commands.registerCommand('chimera.rejectEdit', async (arg?: unknown) => {
-      const path = pathOf(arg);
-      if (path) await review.reject(path);
+      const path = pathOf(arg, pending);
+      if (path) await reject(path);
     }),
+    vscode.commands.registerCommand('chimera.acceptAllEdits', () => c.acceptAll('now')),
   );
 }
 

@@ -365,7 +365,19 @@ describe('POST /session/:id/message', () => {
     expectError(await call('POST', `/session/${id}/message`, {}), 400, 'invalid_params', /^text: /);
     expectError(await call('POST', `/session/${id}/message`, { text: 5 }), 400, 'invalid_params', /^text: /);
     expectError(await call('POST', `/session/${id}/message?wait=maybe`, { text: 'x' }), 400, 'invalid_params', /^querystring\.wait: /);
+    expectError(await call('POST', `/session/${id}/message`, { text: 'x' }, { 'x-ferret-client': 'no/slashes' }), 400, 'invalid_params', /x-ferret-client/);
     expect(live(id).state.turns).toBe(0);
+  });
+
+  it('x-ferret-client names the sender: the prompt\'s origin is http:NAME, else http', async () => {
+    const id = await newSession();
+    expect((await call('POST', `/session/${id}/message`, { text: 'from the bot' }, { 'x-ferret-client': 'ci-bot' })).statusCode).toBe(200);
+    expect((await call('POST', `/session/${id}/message`, { text: 'anonymous' })).statusCode).toBe(200);
+    const prompts = (await call('GET', `/session/${id}/prompts?after=0`)).json().prompts as { text: string; origin?: string }[];
+    expect(prompts.map((p) => [p.text, p.origin])).toEqual([
+      ['from the bot', 'http:ci-bot'],
+      ['anonymous', 'http'],
+    ]);
   });
 });
 

@@ -115,6 +115,20 @@ export const MessageBody = named(
 );
 /** The message route takes images: its body may be this large (every other route keeps the server's limit). */
 export const MESSAGE_BODY_LIMIT = 32 * 1024 * 1024;
+/**
+ * Who sends a message: the prompt's origin becomes `http:NAME` (else `http`), so a shared
+ * session's readers can tell a bot from a person (the console sends `console`).
+ */
+export const MessageHeaders = z
+  .object({
+    'x-ferret-client': z
+      .string()
+      .regex(/^[\w .@-]{1,40}$/, 'a name of 1-40 letters, digits, spaces, dots, @, _ or -')
+      .optional()
+      .describe('the sending client\'s name (a bot\'s name, or `console`); the prompt\'s origin is then `http:NAME`'),
+  })
+  .loose();
+
 export const MessageQuery = z.object({
   wait: z
     .enum(['true', 'false', '1', '0'])

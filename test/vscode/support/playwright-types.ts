@@ -27,6 +27,9 @@ export interface Locator {
   textContent(): Promise<string | null>;
   innerText(): Promise<string>;
   allTextContents(): Promise<string[]>;
+  allInnerTexts(): Promise<string[]>;
+  press(key: string): Promise<void>;
+  dispatchEvent(type: string): Promise<void>;
   getAttribute(name: string): Promise<string | null>;
   inputValue(): Promise<string>;
   count(): Promise<number>;

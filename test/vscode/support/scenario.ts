@@ -32,15 +32,28 @@ export const MODEL = {
         planAt(0),
         { name: 'write_file', arguments: { path: 'hello.py', content: "print('hi')\n" } },
         { name: 'write_file', arguments: { path: 'notes.md', content: 'rewritten by the agent\n' } },
-        { name: 'bash', arguments: { command: 'echo built && ls' } },
+        // Runs after both edits were decided: it must see hello.py as accepted, notes.md untouched.
+        { name: 'bash', arguments: { command: 'echo built && cat hello.py notes.md && ls' } },
       ],
       usage: { input: 1200, output: 40 },
     },
     { chunks: ["Now I'll push."], toolCalls: [planAt(1), { name: 'bash', arguments: { command: 'git push origin main' } }], usage: { input: 1300, output: 10 } },
     { chunks: ['Opening the file.'], toolCalls: [planAt(3), { name: 'open_file', arguments: { path: 'long.txt', line: 42 } }], usage: { input: 1350, output: 10 } },
-    { chunks: ['Done: hello.py prints hi.'], usage: { input: 1400, output: 12 } },
+    {
+      // Markdown the chat renders as formatted text: heading, table, list, quote, highlighted code.
+      chunks: [
+        '## Summary\n\nDone: hello.py prints hi.\n\n',
+        '| file | state |\n|---|---|\n| hello.py | **written** |\n| notes.md | kept as you asked |\n\n',
+        '- accepted one edit\n- rejected one, with a [reason](https://example.com/why)\n\n> nothing was pushed\n\n',
+        '```python\ndef hi():\n    # say it\n    return "hi" * 42\n```\n',
+      ],
+      usage: { input: 1400, output: 12 },
+    },
     { chunks: ['Running a long command.'], toolCalls: [{ name: 'bash', arguments: { command: 'sleep 29.5' } }], usage: { input: 1500, output: 10 } },
-    { chunks: ['(not reached: the turn is stopped)'] },
+    // (a stopped turn asks for nothing more: the next answer is turn 3's)
+    // Turn 3: an edit still waiting for review when the window reloads.
+    { chunks: ['Writing a todo.'], toolCalls: [{ name: 'write_file', arguments: { path: 'todo.txt', content: 'ship it\n' } }] },
+    { chunks: ['(not reached: the window reloads)'] },
   ],
   pricing: { input: 1.25, output: 10, cache: 0.125, reasoning: 10 },
 };

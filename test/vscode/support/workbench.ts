@@ -72,7 +72,7 @@ export class Workbench {
   }
 
   /** VS Code 1.139 opens settings.json in a modal editor: Escape, else its close button. */
-  private async closeModalEditor(): Promise<void> {
+  async closeModalEditor(): Promise<void> {
     const modal = this.page.locator('.modal-editor-part');
     if (!(await modal.isVisible())) return;
     await this.page.keyboard.press('Escape');

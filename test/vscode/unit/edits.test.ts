@@ -58,3 +58,25 @@ describe('sliceLines', () => {
   it('takes limit lines', () => expect(sliceLines(text, 2, 2)).toBe('l2\nl3'));
   it('takes the first lines with only a limit', () => expect(sliceLines(text, null, 1)).toBe('l1'));
 });
+
+describe('PendingEdits decisions (a write waits for the person)', () => {
+  it('answers the waiting write with the decision, once', async () => {
+    const p = new PendingEdits();
+    const seen: boolean[] = [];
+    p.onChange((path) => seen.push(p.isWaiting(path)));
+    p.stage('s', '/ws/a', 'v1', 'orig');
+    const d = p.decision('/ws/a');
+    expect(p.isWaiting('/ws/a')).toBe(true);
+    expect(seen).toEqual([false, true]); // listeners learn that a turn waits on it
+    expect(p.decide('/ws/a', { kind: 'rejected', reason: 'keep it' })).toBe(true);
+    await expect(d).resolves.toEqual({ kind: 'rejected', reason: 'keep it' });
+    expect(p.isWaiting('/ws/a')).toBe(false);
+    expect(p.decide('/ws/a', { kind: 'accepted' })).toBe(false);
+  });
+
+  it('an edit restored after a reload has no write waiting on it', () => {
+    const p = new PendingEdits();
+    p.stage('s', '/ws/b', 'v1', null);
+    expect(p.isWaiting('/ws/b')).toBe(false);
+  });
+});

@@ -1,7 +1,7 @@
 import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { usageLine } from '../../../extensions/vscode/src/model/format.js';
-import { decisionWord, permissionPrompt } from '../../../extensions/vscode/src/model/permission-prompt.js';
+import { decisionWord, permissionPrompt, shorten } from '../../../extensions/vscode/src/model/permission-prompt.js';
 import { exitError, handshakeError, promptError, spawnError } from '../../../extensions/vscode/src/model/server-errors.js';
 import { listeningUrl, readableLogLine } from '../../../extensions/vscode/src/model/server-log.js';
 import { sessionItems } from '../../../extensions/vscode/src/model/session-items.js';
@@ -22,10 +22,21 @@ const request: RequestPermissionRequest = {
 };
 
 describe('permissionPrompt', () => {
+  it('shows no raw backticks, and cuts a long command at a word with the card holding it whole', () => {
+    const long = `for f in $(ls src); do echo "$f" && wc -l "src/$f" && grep -n TODO "src/$f"; done | sort -n | head -n 40 | tee /tmp/report.txt`;
+    const p = permissionPrompt({ sessionId: 's', toolCall: { toolCallId: 'c', title: long }, options: [] }, long);
+    expect(p.title).toMatch(/^Chimera asks: allow .* …\?$/);
+    expect(p.title.length).toBeLessThan(120);
+    const cut = p.title.slice('Chimera asks: allow '.length, -' …?'.length);
+    expect(long.startsWith(cut)).toBe(true);
+    expect(long[cut.length]).toBe(' '); // cut between words
+    expect(shorten('run “a very long quoted command here” now', 20)).toBe('run …');
+  });
+
   it('offers allow / always / deny / never in that order, with the risk and the reason', () => {
     const p = permissionPrompt(request, 'git push origin main');
     expect(p.title).toBe('Chimera asks: allow bash: git push origin main? (risk high)');
-    expect(p.detail).toBe('`git push` publishes commits to a remote');
+    expect(p.detail).toBe('“git push” publishes commits to a remote');
     expect(p.items.map((i) => [i.label, i.optionId])).toEqual([
       ['Allow', 'allow'],
       ['Always', 'always'],
@@ -61,7 +72,7 @@ describe('server errors', () => {
 
   it('a command that does not exist: the command setting', () => {
     const err = Object.assign(new Error('spawn chimera ENOENT'), { code: 'ENOENT' });
-    expect(spawnError('chimera', err)).toMatchObject({ text: expect.stringContaining('no such program'), actions: [{ setting: 'chimera.command' }] });
+    expect(spawnError('chimera', err)).toMatchObject({ text: expect.stringContaining('the program was not found on PATH'), actions: [{ setting: 'chimera.command' }] });
   });
 
   it('a crash: how it ended, its last words, and the log', () => {

@@ -7,7 +7,8 @@ import type { ServerProcess } from './server-process.js';
 export interface ClientHandlers {
   permission(p: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   readTextFile(p: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse>;
-  writeTextFile(p: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse>;
+  /** Answered once the person decided (`signal`: the agent withdrew the request). */
+  writeTextFile(p: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse>;
   update(n: acp.SessionNotification): void;
   /** `_ferret/...` and any other extension notification. */
   extension(method: string, params: unknown): void;
@@ -26,6 +27,8 @@ export const CLIENT_CAPABILITIES: acp.ClientCapabilities = {
       // Writes are held as pending edits: a file may exist here before it exists on disk, and a
       // missing one is answered -32002, so a server may ask for files it cannot find on disk.
       editStaging: true,
+      // A write is answered when the person accepts or rejects it: ferret waits for it with no deadline.
+      reviewsWrites: true,
     },
   },
 };
@@ -37,7 +40,7 @@ export function connect(server: ServerProcess, h: ClientHandlers): acp.ClientCon
     .client({ name: 'chimera-vscode' })
     .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => h.permission(params, signal))
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => h.readTextFile(params))
-    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => h.writeTextFile(params))
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params, signal }) => h.writeTextFile(params, signal))
     .onNotification(acp.methods.client.session.update, ({ params }) => h.update(params))
     .onNotification('*', ({ method, params }) => h.extension(method, params))
     .connect(stream);

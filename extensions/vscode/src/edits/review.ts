@@ -20,7 +20,7 @@ export class EditReview implements vscode.TextDocumentContentProvider, vscode.Co
 
   constructor(
     private readonly pending: PendingEdits,
-    private readonly onReviewed: (path: string, review: 'accepted' | 'rejected') => void,
+    private readonly onReviewed: (path: string, review: 'accepted' | 'rejected' | 'withdrawn') => void,
   ) {
     this.subs.push(
       vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this),
@@ -70,14 +70,30 @@ export class EditReview implements vscode.TextDocumentContentProvider, vscode.Co
       return;
     }
     this.pending.take(path);
+    this.pending.decide(path, { kind: 'accepted' });
     await this.closeDiff(path);
     this.onReviewed(path, 'accepted');
   }
 
-  async reject(path: string): Promise<void> {
+  /** Drops the edit; the agent's write is answered "rejected" (with the person's reason, if given). */
+  async reject(path: string, reason?: string): Promise<void> {
     if (!this.pending.take(path)) return;
+    this.pending.decide(path, { kind: 'rejected', ...(reason ? { reason } : {}) });
     await this.closeDiff(path);
     this.onReviewed(path, 'rejected');
+  }
+
+  /** The agent withdrew its write (the turn was stopped) before the person decided: the diff goes away. */
+  async withdraw(path: string): Promise<void> {
+    if (!this.pending.take(path)) return;
+    this.pending.decide(path, { kind: 'withdrawn' });
+    await this.closeDiff(path);
+    this.onReviewed(path, 'withdrawn');
+  }
+
+  /** "Accept all": every pending edit, in the order they were proposed. */
+  async acceptAll(): Promise<void> {
+    for (const e of this.pending.list()) await this.accept(e.path);
   }
 
   private async closeDiff(path: string): Promise<void> {

@@ -6,7 +6,14 @@ import { ferretMeta, type FerretToolMeta } from './ferret-meta.js';
 
 /** v1 has no `cancelled`/`denied` tool status; ferret says which in `_meta["ferret.dev"].status`. */
 export type CardStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'denied' | 'cancelled';
-export type ReviewState = 'pending' | 'accepted' | 'rejected';
+export type ReviewState = 'pending' | 'accepted' | 'rejected' | 'withdrawn';
+
+/** A `/` command the agent offers (ACP `available_commands_update`). */
+export interface SlashCommand {
+  name: string;
+  description: string;
+  hint?: string;
+}
 
 export interface PermissionInfo {
   risk?: string;
@@ -33,7 +40,7 @@ export interface ToolCard {
 export type Entry =
   | { id: string; kind: 'user' | 'agent' | 'thought'; text: string }
   | { id: string; kind: 'tool'; card: ToolCard }
-  | { id: string; kind: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  | { id: string; kind: 'notice'; level: 'info' | 'warning' | 'error'; text: string; retry?: string; setting?: string }
   | { id: string; kind: 'plan'; items: PlanItem[] };
 
 /** One step of the agent's plan, as ACP's `plan` update gives it. */
@@ -60,6 +67,16 @@ export interface ChatView {
   reviews: Record<string, ReviewState>;
   /** Where the same server also serves HTTP+SSE, when started with --http. */
   httpUrl?: string;
+  /** The `/` menu. */
+  commands: SlashCommand[];
+  /** Messages typed during a turn, sent when it ends. */
+  queued: string[];
+  /** Edits are written without review until the turn (or the session) ends. */
+  acceptAll?: 'turn' | 'session';
+  /** How each reviewed path is shown (workspace-relative). */
+  labels: Record<string, string>;
+  /** Pending edits whose write request still waits (the rest came back after a reload: the turn that made them is over). */
+  waiting: string[];
 }
 
 type NewEntry = Entry extends infer E ? (E extends Entry ? Omit<E, 'id'> : never) : never;
@@ -70,7 +87,7 @@ export type Effect = { kind: 'reveal'; path: string; line?: number };
 const FINAL: ReadonlySet<CardStatus> = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
 export class ChatModel {
-  private state: ChatView = { busy: false, entries: [], config: [], reviews: {} };
+  private state: ChatView = { busy: false, entries: [], config: [], reviews: {}, labels: {}, commands: [], queued: [], waiting: [] };
   private seq = 0;
 
   /** `relative`: how a path is shown (the extension passes VS Code's workspace-relative form). */
@@ -83,7 +100,20 @@ export class ChatModel {
   /** A new or loaded session: the transcript starts empty (a load replays it). */
   reset(sessionId: string | undefined, config: SessionConfigOption[] = []): void {
     const httpUrl = this.state.httpUrl;
-    this.state = { busy: false, entries: [], config, reviews: {}, ...(sessionId ? { sessionId } : {}), ...(httpUrl ? { httpUrl } : {}) };
+    this.state = { busy: false, entries: [], config, reviews: {}, labels: {}, commands: [], queued: [], waiting: [], ...(sessionId ? { sessionId } : {}), ...(httpUrl ? { httpUrl } : {}) };
+  }
+
+  setQueued(texts: string[]): void {
+    this.state.queued = [...texts];
+  }
+
+  setAcceptAll(scope: 'turn' | 'session' | undefined): void {
+    if (scope) this.state.acceptAll = scope;
+    else delete this.state.acceptAll;
+  }
+
+  setWaiting(paths: string[]): void {
+    this.state.waiting = paths;
   }
 
   setHttpUrl(url: string | undefined): void {
@@ -120,11 +150,14 @@ export class ChatModel {
     }
   }
 
-  /** The prompt failed with an error (no model, provider error, server gone). */
-  turnFailed(message: string): void {
+  /**
+   * The prompt failed with an error (no model, provider error, server gone): one notice, with
+   * Retry when the message that failed is known, and the setting that fixes it when there is one.
+   */
+  turnFailed(message: string, retry?: string, setting?: string): void {
     this.state.busy = false;
     for (const c of this.cards()) if (!FINAL.has(c.status)) c.status = 'failed';
-    this.notice('error', message);
+    this.push({ kind: 'notice', level: 'error', text: message, ...(retry !== undefined ? { retry } : {}), ...(setting ? { setting } : {}) });
   }
 
   /** The person's answer to a permission request, shown on the card before the server reacts. */
@@ -134,6 +167,7 @@ export class ChatModel {
   }
 
   setReview(path: string, review: ReviewState | undefined): void {
+    this.state.labels[path] = this.relative(path);
     if (review) this.state.reviews[path] = review;
     else delete this.state.reviews[path];
   }
@@ -172,6 +206,8 @@ export class ChatModel {
         return this.patch(c, u);
       }
       case 'usage_update':
+        // A failed call reports nothing used: the meter keeps the last real figure.
+        if (u.used === 0 && this.state.usage && this.state.usage.used > 0) return [];
         this.state.usage = { used: u.used, size: u.size, ...(u.cost ? { costUsd: u.cost.amount } : {}) };
         return [];
       case 'config_option_update':
@@ -195,6 +231,8 @@ export class ChatModel {
         this.notice(u.severity === 'error' || u.severity === 'warning' ? u.severity : 'info', u.title);
         return [];
       case 'available_commands_update':
+        this.state.commands = u.availableCommands.map((c) => ({ name: c.name, description: c.description, ...(c.input && 'hint' in c.input ? { hint: c.input.hint } : {}) }));
+        return [];
       case 'compaction_update':
       case 'compaction_summary_chunk':
         return []; // nothing to show for these yet

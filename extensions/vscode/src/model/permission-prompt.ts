@@ -34,7 +34,27 @@ export function permissionPrompt(req: RequestPermissionRequest, cardTitle: strin
     return o ? [{ label: WORDS[k].label, description: WORDS[k].description, optionId: o.optionId, kind: k }] : [];
   });
   const risky = meta?.risk ? ` (risk ${meta.risk})` : '';
-  return { title: `Chimera asks: allow ${tool}${what}?${risky}`, detail: meta?.reason ?? '', items };
+  return { title: `Chimera asks: allow ${tool}${shorten(plain(what), TITLE_CHARS)}?${risky}`, detail: plain(meta?.reason ?? ''), items };
+}
+
+/** A quick pick's title is one line: past this, the command is cut at a word and the card shows it whole. */
+const TITLE_CHARS = 90;
+
+/** Markdown code spans as quotes: a quick pick shows text, and raw backticks read as noise. */
+export function plain(text: string): string {
+  return text.replace(/`([^`\n]+)`/g, '“$1”');
+}
+
+/** `text` cut at the last space before `max` (never inside a word or a quoted span), with an ellipsis. */
+export function shorten(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  if (one.length <= max) return one;
+  let cut = one.lastIndexOf(' ', max - 1);
+  if (cut < max / 2) cut = max - 1;
+  // Not inside a quoted span: back up to before its opening quote.
+  const open = one.lastIndexOf('“', cut);
+  if (open > 0 && open > one.lastIndexOf('”', cut)) cut = open;
+  return `${one.slice(0, cut).trimEnd()} …`;
 }
 
 /** The decision word shown on the card for the option the person picked. */

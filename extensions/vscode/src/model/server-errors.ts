@@ -30,7 +30,10 @@ export function promptError(message: string, code?: unknown): ShownError {
 /** The server could not be started at all (spawn failed). */
 export function spawnError(command: string, err: NodeJS.ErrnoException): ShownError {
   if (err.code === 'ENOENT') {
-    return { text: `Chimera could not start "${command}": no such program. Set chimera.command to the chimera executable (npm link puts it on PATH).`, actions: [SETTINGS_COMMAND] };
+    return {
+      text: `Chimera could not start "${command}": the program was not found${command.includes('/') ? '' : ' on PATH'}. Set chimera.command to the full path of chimera (…/dist/cli/main.js in a checkout), or run "npm link" in the ferret checkout so "chimera" is on PATH, then start the session again.`,
+      actions: [SETTINGS_COMMAND],
+    };
   }
   if (err.code === 'EACCES') return { text: `Chimera could not start "${command}": permission denied.`, actions: [SETTINGS_COMMAND] };
   return { text: `Chimera could not start "${command}": ${err.message}`, actions: [SETTINGS_COMMAND, LOG] };

@@ -3,11 +3,13 @@ import * as vscode from 'vscode';
 import type { ClientHandlers } from '../acp/connection.js';
 import { serverSettings, workspaceCwd } from '../config.js';
 import type { PendingEdits } from '../edits/pending-edits.js';
+import { PendingStore } from '../edits/pending-store.js';
 import type { EditReview } from '../edits/review.js';
 import { ProcessList } from '../model/processes.js';
 import { ChatModel, type Effect } from '../model/chat-model.js';
 import { ferretMeta } from '../model/ferret-meta.js';
 import { exitError, handshakeError, promptError, spawnError } from '../model/server-errors.js';
+import { unknownCommand } from '../model/slash.js';
 import type { ChatViewProvider } from '../ui/chat-view.js';
 import { showError } from '../ui/errors.js';
 import { reveal } from '../ui/follow.js';
@@ -36,8 +38,14 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   private readonly answered = new Set<string>();
   /** chimera.* settings changed while a turn ran: restart once it ends. */
   private stale = false;
+  /** dispose() began: the window is closing or reloading. */
+  private closing = false;
+  /** Typed during a turn: sent, in order, when it ends (Stop drops them). */
+  private queue: string[] = [];
 
   private readonly requests: AgentRequests;
+  /** Pending edits on disk, so a reload offers them again. */
+  private readonly kept: PendingStore;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -46,7 +54,18 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     private readonly pending: PendingEdits,
     private readonly review: EditReview,
   ) {
-    this.requests = new AgentRequests({ model: this.model, pending, review, log, render: () => this.render(), replaying: () => this.replaying });
+    this.kept = new PendingStore(ctx);
+    this.requests = new AgentRequests({
+      model: this.model,
+      pending,
+      review,
+      log,
+      render: () => this.render(),
+      replaying: () => this.replaying,
+      closing: () => this.closing,
+      autoAccept: () => this.model.view().acceptAll !== undefined || vscode.workspace.getConfiguration('chimera').get<boolean>('autoAcceptEdits', false),
+    });
+    pending.onChange(() => this.pendingChanged());
   }
 
   // ---- commands ------------------------------------------------------------------------------
@@ -87,6 +106,18 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   }
 
   async prompt(text: string): Promise<void> {
+    // An unknown `/command` is answered here and never reaches the model.
+    const local = unknownCommand(text, this.model.view().commands);
+    if (local) {
+      this.model.notice('info', local);
+      return this.render();
+    }
+    // Enter during a turn queues the message: it is sent when the turn ends.
+    if (this.model.view().busy) {
+      this.queue.push(text);
+      this.model.setQueued(this.queue);
+      return this.render();
+    }
     if (!this.sessionId) await this.startSession();
     const server = this.server;
     const sessionId = this.sessionId;
@@ -95,23 +126,31 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.model.turnStarted();
     this.prompting = true;
     this.render();
+    let failed = false;
     try {
       const r = await server.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
       this.noteAnswered(r._meta);
       this.model.turnEnded(r.stopReason);
     } catch (err) {
+      failed = true;
       this.noteAnswered((err as { data?: Record<string, unknown> }).data);
-      this.model.turnFailed(errorText(err));
-      // A crashed server is reported once, by its exit; a failed turn on a live one here.
-      if (server.alive) void showError(promptError(errorText(err), (err as { code?: unknown }).code), this.log);
+      // Shown once, in the chat, with Retry; a crashed server is reported by its exit.
+      const shown = promptError(errorText(err), (err as { code?: unknown }).code);
+      const setting = shown.actions.find((a) => a.label === 'Open Settings');
+      this.model.turnFailed(shown.text, text, setting && 'setting' in setting ? setting.setting : undefined);
+      this.log.error(shown.text);
     } finally {
       this.prompting = false;
+      if (this.model.view().acceptAll === 'turn') this.model.setAcceptAll(undefined);
     }
     if (this.stale) await this.restartServer();
     this.render();
+    const next = this.queue.shift();
+    this.model.setQueued(this.queue);
+    if (next !== undefined && !failed) void this.prompt(next);
+    else if (next !== undefined) this.dropQueue('the turn failed');
   }
 
-  /** Stop: ACP's session/cancel; the prompt then answers `cancelled`. */
   /** Chimera: Show Background Processes: what the agent started in this session, running ones first. */
   async showProcesses(): Promise<void> {
     const all = this.processes.all();
@@ -125,9 +164,57 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     );
   }
 
+  /** Stop: ACP's session/cancel; the prompt then answers `cancelled`. Queued messages are not sent. */
   async stop(): Promise<void> {
+    this.dropQueue('stopped');
     if (!this.server || !this.sessionId || !this.model.view().busy) return;
     await this.server.agent.notify(acp.methods.agent.session.cancel, { sessionId: this.sessionId });
+  }
+
+  /** "Retry" on a failed turn: the same message again. */
+  retry(text: string): Promise<void> {
+    return this.prompt(text);
+  }
+
+  /** "Accept all" for the rest of this turn or this session: pending edits are written now, the next ones at once. */
+  async acceptAll(scope: 'turn' | 'session' | 'now'): Promise<void> {
+    if (scope !== 'now') this.model.setAcceptAll(scope);
+    this.render();
+    await this.review.acceptAll();
+  }
+
+  private dropQueue(why: string): void {
+    if (this.queue.length === 0) return;
+    for (const t of this.queue) this.model.notice('info', `Not sent (${why}): ${t}`);
+    this.queue = [];
+    this.model.setQueued([]);
+    this.render();
+  }
+
+  /** Pending edits changed: keep them across a reload, and tell the chat which still hold a turn. */
+  private pendingChanged(): void {
+    const list = this.pending.list();
+    this.kept.save(list);
+    this.model.setWaiting(list.filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
+    void vscode.commands.executeCommand('setContext', 'chimera.editsPending', list.length > 0);
+    this.render();
+  }
+
+  /** Edits that were pending when the window closed or reloaded: offered again (their turn is over). */
+  restorePending(): void {
+    for (const e of this.kept.load()) {
+      if (this.pending.get(e.path)) continue;
+      this.pending.stage(e.sessionId, e.path, e.proposed, e.original);
+      this.model.setReview(e.path, 'pending');
+    }
+    this.noteOrphans();
+    this.render();
+  }
+
+  /** Pending edits no turn waits for (from before a reload): said at the top of the chat. */
+  private noteOrphans(): void {
+    const n = this.pending.list().filter((e) => !this.pending.isWaiting(e.path)).length;
+    if (n) this.model.notice('warning', `${n === 1 ? 'An edit was' : `${n} edits were`} waiting for your review when the window closed. Nothing was written: review, accept or reject ${n === 1 ? 'it' : 'them'} below.`);
   }
 
   async setConfig(configId: string, value: string): Promise<void> {
@@ -147,7 +234,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   }
 
   /** Accept/Reject happened (code lens, title button or chat): show it on the cards. */
-  reviewed(path: string, review: 'accepted' | 'rejected'): void {
+  reviewed(path: string, review: 'accepted' | 'rejected' | 'withdrawn'): void {
     this.model.setReview(path, review);
     this.render();
   }
@@ -162,8 +249,8 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     return this.requests.readTextFile(p);
   }
 
-  writeTextFile(p: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
-    return this.requests.writeTextFile(p);
+  writeTextFile(p: acp.WriteTextFileRequest, signal: AbortSignal): Promise<acp.WriteTextFileResponse> {
+    return this.requests.writeTextFile(p, signal);
   }
 
   update(n: acp.SessionNotification): void {
@@ -208,16 +295,28 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.sessionId = sessionId;
     this.model.reset(sessionId, config);
     for (const e of this.pending.list()) this.model.setReview(e.path, 'pending');
+    this.noteOrphans();
+    this.model.setWaiting(this.pending.list().filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
     void rememberSession(this.ctx.workspaceState, sessionId);
     this.render();
   }
 
   private render(): void {
-    this.chat.render(this.model.view());
+    const v = this.model.view();
+    if (v.busy !== this.shownBusy) {
+      this.shownBusy = v.busy;
+      void vscode.commands.executeCommand('setContext', 'chimera.busy', v.busy);
+    }
+    this.chat.render(v);
   }
+
+  private shownBusy = false;
 
   /** The window's server, started on first use (and again after it died). */
   private async ensureServer(): Promise<ChimeraServer | undefined> {
+    // Settings that changed without a change event reaching us (settings.json edited outside
+    // VS Code) still count: a server started with other settings is replaced before it is used.
+    if (this.server?.alive && !this.prompting && JSON.stringify(this.server.settings) !== JSON.stringify(serverSettings())) await this.restartServer();
     if (this.server?.alive) return this.server;
     const cwd = workspaceCwd();
     if (!cwd) {
@@ -285,6 +384,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   /** With the window: the server is stopped (stdin closed, then SIGTERM for an --http server). */
   async dispose(): Promise<void> {
+    this.closing = true;
     const server = this.server;
     this.server = undefined;
     await server?.stop();

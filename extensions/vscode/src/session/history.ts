@@ -1,7 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import * as vscode from 'vscode';
 import { ferretMeta } from '../model/ferret-meta.js';
-import { sessionItems } from '../model/session-items.js';
+import { sessionItems, type SessionItem } from '../model/session-items.js';
 
 const LAST = 'chimera.lastSessionId';
 
@@ -10,18 +10,64 @@ export function rememberSession(state: vscode.Memento, sessionId: string): Thena
   return state.update(LAST, sessionId);
 }
 
-/** The quick pick of this workspace's sessions (session/list), newest first, the last one marked. */
+type Pick = vscode.QuickPickItem & SessionItem;
+
+const DELETE: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete this session (its history is removed)' };
+
+/**
+ * The quick pick of this workspace's sessions (session/list), newest first, the last one marked.
+ * Typing searches titles, models and dates; the trash button deletes one (session/delete) after
+ * asking.
+ */
 export async function pickSession(agent: acp.ClientContext, cwd: string, state: vscode.Memento): Promise<string | undefined> {
-  const r = await agent.request(acp.methods.agent.session.list, { cwd });
-  const items = sessionItems(
-    r.sessions.map((s) => ({ ...s, meta: ferretMeta<{ costUsd?: number; model?: string }>(s._meta) })),
-    state.get<string>(LAST),
-    new Date(),
-  );
+  const list = async (): Promise<Pick[]> => {
+    const r = await agent.request(acp.methods.agent.session.list, { cwd });
+    return sessionItems(
+      r.sessions.map((s) => ({ ...s, meta: ferretMeta<{ costUsd?: number; model?: string }>(s._meta) })),
+      state.get<string>(LAST),
+      new Date(),
+    ).map((i) => ({ ...i, buttons: [DELETE] }));
+  };
+  const items = await list();
   if (items.length === 0) {
     void vscode.window.showInformationMessage('Chimera has no earlier sessions in this folder.');
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { title: 'Chimera: resume a session', placeHolder: 'Pick a session to load its history', matchOnDescription: true });
-  return picked?.sessionId;
+  const qp = vscode.window.createQuickPick<Pick>();
+  qp.title = 'Chimera: resume a session';
+  qp.placeholder = 'Type to search; pick a session to load its history';
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  qp.items = items;
+  return new Promise((resolve) => {
+    let busy = false;
+    qp.onDidTriggerItemButton(async ({ item }) => {
+      if (busy) return;
+      busy = true;
+      qp.ignoreFocusOut = true;
+      const sure = await vscode.window.showWarningMessage(`Delete the session "${item.label.replace(/^\$\(history\) /, '')}"? Its history is removed.`, { modal: true }, 'Delete');
+      try {
+        if (sure === 'Delete') {
+          await agent.request(acp.methods.agent.session.delete, { sessionId: item.sessionId });
+          qp.items = await list();
+        }
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Chimera could not delete the session: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        busy = false;
+        qp.ignoreFocusOut = false;
+        qp.show();
+      }
+    });
+    qp.onDidAccept(() => {
+      resolve(qp.selectedItems[0]?.sessionId);
+      qp.dispose();
+    });
+    qp.onDidHide(() => {
+      if (busy) return; // the confirmation took the focus
+      resolve(undefined);
+      qp.dispose();
+    });
+    qp.show();
+  });
 }

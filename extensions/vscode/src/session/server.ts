@@ -17,6 +17,8 @@ export class ChimeraServer {
     readonly process: ServerProcess,
     private readonly connection: acp.ClientConnection,
     readonly init: acp.InitializeResponse,
+    /** What it was started with (a later difference means the settings changed). */
+    readonly settings: ServerSettings,
   ) {}
 
   get agent(): acp.ClientContext {
@@ -56,10 +58,13 @@ export class ChimeraServer {
     try {
       const init = await Promise.race([initialize(conn.agent, version), died, late]);
       ready = true;
-      return new ChimeraServer(proc, conn, init);
+      return new ChimeraServer(proc, conn, init, s);
     } catch (err) {
+      // A program that is not there closes the pipes before its 'error' arrives: the SDK then
+      // says only "connection closed". Wait a moment for the real cause and report that instead.
+      await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 1000).unref())]);
       await proc.stop();
-      throw err;
+      throw proc.spawnError ?? err;
     } finally {
       clearTimeout(timer);
     }

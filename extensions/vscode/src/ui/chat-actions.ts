@@ -1,9 +1,10 @@
+import * as vscode from 'vscode';
 import type { EditReview } from '../edits/review.js';
 import type { ChimeraController } from '../session/controller.js';
 import type { WebviewMessage } from '../webview/protocol.js';
 
 /** What the person did in the chat view → the command it stands for. */
-export function chatAction(m: WebviewMessage, c: ChimeraController, review: EditReview, showLog: () => void): void {
+export function chatAction(m: WebviewMessage, c: ChimeraController, review: EditReview, reject: (path: string) => Promise<void>, showLog: () => void): void {
   switch (m.type) {
     case 'ready':
       return c.redraw();
@@ -24,6 +25,12 @@ export function chatAction(m: WebviewMessage, c: ChimeraController, review: Edit
     case 'accept':
       return void review.accept(m.path);
     case 'reject':
-      return void review.reject(m.path);
+      return void reject(m.path);
+    case 'acceptAll':
+      return void c.acceptAll(m.scope);
+    case 'retry':
+      return void c.retry(m.text);
+    case 'settings':
+      return void vscode.commands.executeCommand('workbench.action.openSettings', m.setting);
   }
 }

@@ -89,9 +89,12 @@ function html(webview: vscode.Webview, dist: vscode.Uri, media: vscode.Uri): str
   <p>Ask Chimera to change something in this workspace.</p>
   <p class="hint">Edits wait for your review; commands run in ferret's sandbox.</p>
 </div>
+<section id="review-bar" aria-label="Edits waiting for review" hidden></section>
 <footer>
   <div id="status-line"><span id="usage"></span><span id="http"></span></div>
-  <textarea id="prompt" rows="3" placeholder="Ask Chimera… (Enter to send, Shift+Enter for a new line)"></textarea>
+  <div id="queued" aria-live="polite"></div>
+  <ul id="command-menu" role="listbox" aria-label="Slash commands" hidden></ul>
+  <textarea id="prompt" rows="3" role="combobox" aria-controls="command-menu" aria-expanded="false" placeholder="Ask Chimera… (Enter to send, Shift+Enter for a new line, / for commands, Esc to stop)"></textarea>
   <div id="prompt-actions">
     <button id="stop" class="danger" disabled>Stop</button>
     <button id="send">Send</button>

@@ -1,6 +1,8 @@
 import type { SessionConfigOption } from '@agentclientprotocol/sdk';
 import type { ChatView, Entry, PlanItem, ToolCard } from '../model/chat-model.js';
 import { usageLine } from '../model/format.js';
+import { matchingCommands } from '../model/slash.js';
+import { renderMarkdown } from './markdown-dom.js';
 import type { HostMessage, WebviewMessage } from './protocol.js';
 
 // The chat webview: renders the extension's ChatView (keyed, so streaming text and live output
@@ -19,6 +21,9 @@ const stop = byId<HTMLButtonElement>('stop');
 const usage = byId<HTMLElement>('usage');
 const http = byId<HTMLElement>('http');
 const pickers = byId<HTMLElement>('pickers');
+const reviewBar = byId<HTMLElement>('review-bar');
+const queuedLine = byId<HTMLElement>('queued');
+const menu = byId<HTMLUListElement>('command-menu');
 
 const nodes = new Map<string, HTMLElement>();
 let current: ChatView | undefined;
@@ -61,13 +66,33 @@ function button(label: string, action: string, path: string, cls = 'secondary'):
   return b;
 }
 
+/** An edit whose write waits for the person: the card says so, not "running" (or "done"). */
+function awaitingReview(c: ToolCard, v: ChatView): boolean {
+  return c.kind === 'edit' && (c.status === 'pending' || c.status === 'in_progress') && c.locations.some((l) => v.reviews[l.path] === 'pending');
+}
+
+const FOLD_LINES = 12;
+
+/** Tool output: a read shows a one-line summary (the file is in the editor); long output is folded. */
+function output(c: ToolCard): HTMLElement {
+  const lines = c.output.split('\n');
+  if (c.kind === 'read' || lines.length > FOLD_LINES) {
+    const d = el('details', 'tool-fold');
+    const what = c.kind === 'read' ? `read ${lines.length} line${lines.length === 1 ? '' : 's'}` : `${lines.length} lines of output`;
+    d.append(el('summary', undefined, what), el('pre', 'tool-output', c.output));
+    return d;
+  }
+  return el('pre', 'tool-output', c.output);
+}
+
 function toolCard(c: ToolCard, v: ChatView): HTMLElement {
   const card = el('div', 'tool-card');
-  card.dataset['status'] = c.status;
+  const waiting = awaitingReview(c, v);
+  card.dataset['status'] = waiting ? 'review' : c.status;
   card.dataset['id'] = c.id;
   if (c.name) card.dataset['tool'] = c.name;
   const head = el('div', 'tool-head');
-  head.append(el('span', `tool-kind kind-${c.kind}`, c.kind), el('span', 'tool-title', c.title), el('span', `badge status-${c.status}`, STATUS_WORD[c.status]));
+  head.append(el('span', `tool-kind kind-${c.kind}`, c.kind), el('span', 'tool-title', c.title), el('span', `badge status-${waiting ? 'review' : c.status}`, waiting ? 'waiting for your review' : STATUS_WORD[c.status]));
   card.append(head);
   if (c.permission) {
     const p = c.permission;
@@ -76,7 +101,7 @@ function toolCard(c: ToolCard, v: ChatView): HTMLElement {
     line.dataset['decision'] = p.decision ?? '';
     card.append(line);
   }
-  if (c.output) card.append(el('pre', 'tool-output', c.output));
+  if (c.output) card.append(output(c));
   for (const d of c.diffs) {
     const row = el('div', 'diff-row');
     row.dataset['path'] = d.path;
@@ -86,7 +111,7 @@ function toolCard(c: ToolCard, v: ChatView): HTMLElement {
     if (review === 'pending') {
       row.append(el('span', 'review-state', 'pending review'), button('Review', 'review', d.path), button('Accept', 'accept', d.path, 'primary'), button('Reject', 'reject', d.path));
     } else if (review) {
-      row.append(el('span', `review-state review-${review}`, review));
+      row.append(el('span', `review-state review-${review}`, review === 'withdrawn' ? 'withdrawn (turn stopped)' : review));
     }
     card.append(row);
   }
@@ -121,8 +146,10 @@ function fill(target: HTMLElement, e: Entry, v: ChatView): void {
   target.className = `entry ${e.kind}`;
   switch (e.kind) {
     case 'user':
-    case 'agent':
       richText(target, e.text);
+      break;
+    case 'agent':
+      renderMarkdown(target, e.text);
       break;
     case 'thought': {
       const d = el('details');
@@ -130,10 +157,23 @@ function fill(target: HTMLElement, e: Entry, v: ChatView): void {
       target.append(d);
       break;
     }
-    case 'notice':
+    case 'notice': {
       target.classList.add(`notice-${e.level}`);
-      target.textContent = e.text;
+      target.append(el('span', 'notice-text', e.text));
+      if (e.retry !== undefined) {
+        const b = el('button', 'secondary', 'Retry');
+        b.dataset['action'] = 'retry';
+        b.dataset['text'] = e.retry;
+        target.append(b);
+      }
+      if (e.setting) {
+        const b = el('button', 'secondary', 'Open Settings');
+        b.dataset['action'] = 'settings';
+        b.dataset['setting'] = e.setting;
+        target.append(b);
+      }
       break;
+    }
     case 'plan':
       planList(target, e.items);
       break;
@@ -145,7 +185,8 @@ function fill(target: HTMLElement, e: Entry, v: ChatView): void {
 
 /** The key decides whether an entry is redrawn: its own content, plus review states of its diffs. */
 function keyOf(e: Entry, v: ChatView): string {
-  const reviews = e.kind === 'tool' ? e.card.diffs.map((d) => v.reviews[d.path] ?? '').join(',') : '';
+  const paths = e.kind === 'tool' ? [...e.card.diffs.map((d) => d.path), ...e.card.locations.map((l) => l.path)] : [];
+  const reviews = paths.map((p) => v.reviews[p] ?? '').join(',');
   return JSON.stringify(e) + reviews;
 }
 
@@ -212,18 +253,92 @@ function render(v: ChatView): void {
   document.body.dataset['session'] = v.sessionId ?? '';
   document.body.dataset['http'] = v.httpUrl ?? '';
   stop.disabled = !v.busy;
-  send.disabled = v.busy;
+  // During a turn Send queues (the message goes when the turn ends).
+  send.textContent = v.busy ? 'Queue' : 'Send';
+  send.title = v.busy ? 'Send when the running turn ends (Enter)' : 'Send (Enter)';
   usage.textContent = usageLine(v.usage);
-  http.textContent = v.httpUrl && v.sessionId ? `also on HTTP+SSE: ${v.httpUrl}/session/${v.sessionId}/events` : '';
+  // One short line; the full events URL is the tooltip.
+  http.textContent = v.httpUrl && v.sessionId ? `HTTP+SSE: ${v.httpUrl}` : '';
+  http.title = v.httpUrl && v.sessionId ? `This session's events: ${v.httpUrl}/session/${v.sessionId}/events` : '';
+  queuedLine.textContent = v.queued.length ? `Queued (sent when this turn ends): ${v.queued.join(' · ')}` : '';
+  renderReviewBar(v);
   renderPickers(v.config, v.busy);
   if (stickToBottom) transcript.scrollTop = transcript.scrollHeight;
 }
 
+/** Pending edits, above the composer: each with Review/Accept/Reject, and "accept all" for the turn or session. */
+function renderReviewBar(v: ChatView): void {
+  const paths = Object.entries(v.reviews).filter(([, r]) => r === 'pending').map(([p]) => p);
+  const key = JSON.stringify([paths, v.waiting, v.acceptAll]);
+  if (reviewBar.dataset['key'] === key) return;
+  reviewBar.dataset['key'] = key;
+  reviewBar.replaceChildren();
+  reviewBar.hidden = paths.length === 0 && !v.acceptAll;
+  if (v.acceptAll) reviewBar.append(el('div', 'review-note', `Edits are accepted without review for the rest of this ${v.acceptAll}.`));
+  if (paths.length === 0) return;
+  reviewBar.append(el('div', 'review-note', paths.length === 1 ? '1 edit waits for your review' : `${paths.length} edits wait for your review`));
+  const orphans = paths.filter((p) => !v.waiting.includes(p)).length;
+  if (orphans) reviewBar.append(el('div', 'review-orphans', `${orphans === 1 ? 'It was' : `${orphans} were`} pending when the window reloaded: nothing was written, and the turn that made ${orphans === 1 ? 'it' : 'them'} has ended. Accept still writes ${orphans === 1 ? 'it' : 'them'}.`));
+  for (const p of paths) {
+    const row = el('div', 'review-row');
+    row.dataset['path'] = p;
+    const label = el('span', 'diff-path', v.labels[p] ?? p);
+    label.title = v.waiting.includes(p) ? 'The agent waits for your decision' : 'From before the window reloaded: the turn that made it has ended';
+    row.append(label, button('Review', 'review', p), button('Accept', 'accept', p, 'primary'), button('Reject', 'reject', p));
+    reviewBar.append(row);
+  }
+  const all = el('div', 'review-all');
+  for (const [scope, label] of [['now', 'Accept all'], ['turn', 'Accept all this turn'], ['session', 'Accept all this session']] as const) {
+    const b = el('button', 'secondary', label);
+    b.dataset['acceptAll'] = scope;
+    all.append(b);
+  }
+  reviewBar.append(all);
+}
+
+// ---- the `/` menu ---------------------------------------------------------------------------
+
+let menuItems: { name: string; description: string; hint?: string }[] = [];
+let menuActive = 0;
+
+function renderMenu(): void {
+  menuItems = matchingCommands(promptBox.value, current?.commands ?? []);
+  if (menuActive >= menuItems.length) menuActive = 0;
+  menu.replaceChildren();
+  menu.hidden = menuItems.length === 0;
+  promptBox.setAttribute('aria-expanded', String(!menu.hidden));
+  menuItems.forEach((c, i) => {
+    const li = el('li', i === menuActive ? 'active' : undefined);
+    li.setAttribute('role', 'option');
+    li.setAttribute('aria-selected', String(i === menuActive));
+    li.dataset['command'] = c.name;
+    li.append(el('span', 'command-name', `/${c.name}`), el('span', 'command-description', c.description));
+    if (c.hint) li.append(el('span', 'command-hint', c.hint));
+    menu.append(li);
+  });
+}
+
+function chooseCommand(name: string): void {
+  promptBox.value = `/${name} `;
+  renderMenu();
+  promptBox.focus();
+}
+
+menu.addEventListener('mousedown', (ev) => {
+  const li = (ev.target as HTMLElement).closest('li');
+  if (!li?.dataset['command']) return;
+  ev.preventDefault(); // the textarea keeps the focus
+  chooseCommand(li.dataset['command']);
+});
+promptBox.addEventListener('input', renderMenu);
+
 function submit(): void {
   const text = promptBox.value.trim();
-  if (!text || current?.busy) return;
+  if (!text) return;
+  // Sent during a turn, the host queues it (shown under the composer) and sends it when the turn ends.
   post({ type: 'prompt', text });
   promptBox.value = '';
+  renderMenu();
   stickToBottom = true;
 }
 
@@ -235,10 +350,41 @@ stop.addEventListener('click', () => post({ type: 'stop' }));
 byId('new').addEventListener('click', () => post({ type: 'start' }));
 byId('history').addEventListener('click', () => post({ type: 'resume' }));
 promptBox.addEventListener('keydown', (ev) => {
+  if (!menu.hidden && menuItems.length) {
+    if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+      ev.preventDefault();
+      menuActive = (menuActive + (ev.key === 'ArrowDown' ? 1 : menuItems.length - 1)) % menuItems.length;
+      return renderMenu();
+    }
+    if ((ev.key === 'Enter' || ev.key === 'Tab') && !ev.shiftKey && !ev.isComposing) {
+      ev.preventDefault();
+      return chooseCommand(menuItems[menuActive]!.name);
+    }
+    if (ev.key === 'Escape') {
+      ev.preventDefault();
+      menu.hidden = true;
+      return;
+    }
+  }
   if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
     ev.preventDefault();
     submit();
   }
+});
+// Esc anywhere in the chat stops a running turn (the editor's own keybinding covers its side).
+document.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Escape' && current?.busy && menu.hidden) {
+    ev.preventDefault();
+    post({ type: 'stop' });
+  }
+});
+reviewBar.addEventListener('click', (ev) => {
+  const b = (ev.target as HTMLElement).closest('button');
+  const scope = b?.dataset['acceptAll'];
+  if (scope === 'now' || scope === 'turn' || scope === 'session') return post({ type: 'acceptAll', scope });
+  const action = b?.dataset['action'];
+  const path = b?.dataset['path'];
+  if (path && (action === 'review' || action === 'accept' || action === 'reject')) post({ type: action, path });
 });
 pickers.addEventListener('change', (ev) => {
   const s = ev.target as HTMLSelectElement;
@@ -247,6 +393,8 @@ pickers.addEventListener('change', (ev) => {
 transcript.addEventListener('click', (ev) => {
   const b = (ev.target as HTMLElement).closest('button');
   const action = b?.dataset['action'];
+  if (action === 'retry' && b?.dataset['text'] !== undefined) return post({ type: 'retry', text: b.dataset['text'] });
+  if (action === 'settings' && b?.dataset['setting']) return post({ type: 'settings', setting: b.dataset['setting'] });
   const path = b?.dataset['path'];
   if (!path) return;
   if (action === 'review' || action === 'accept' || action === 'reject') post({ type: action, path });

@@ -14,4 +14,7 @@ export type WebviewMessage =
   | { type: 'showLog' }
   | { type: 'review'; path: string }
   | { type: 'accept'; path: string }
-  | { type: 'reject'; path: string };
+  | { type: 'reject'; path: string }
+  | { type: 'acceptAll'; scope: 'now' | 'turn' | 'session' }
+  | { type: 'retry'; text: string }
+  | { type: 'settings'; setting: string };

@@ -6,6 +6,12 @@ import type { DialectContext } from '../dialect.js';
 export interface FsCaps {
   read: boolean;
   write: boolean;
+  /**
+   * The client holds a write until a person accepts or rejects it (`_meta["ferret.dev"].reviewsWrites`,
+   * the VS Code extension): the turn waits for that answer with no deadline, so the next step sees
+   * the file the person agreed to; Stop still withdraws the request.
+   */
+  reviewsWrites?: boolean;
 }
 
 /**
@@ -19,10 +25,10 @@ export interface FsCaps {
  */
 export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps, onMiss: (method: string) => void): Partial<FileAccess> {
   let gaveUp = false;
-  const call = async (method: string, params: unknown, signal: AbortSignal | undefined): Promise<unknown> => {
+  const call = async (method: string, params: unknown, signal: AbortSignal | undefined, waitForPerson = false): Promise<unknown> => {
     if (gaveUp) throw new EditorUnavailableError(`the editor missed a file request's deadline earlier; ferret uses the disk`);
     try {
-      return await ask(ctx, method, params, signal);
+      return await ask(ctx, method, params, signal, waitForPerson);
     } catch (err) {
       if (!(err instanceof MissedDeadline)) throw err;
       gaveUp = true;
@@ -43,7 +49,7 @@ export function clientFiles(ctx: DialectContext, sessionId: string, caps: FsCaps
     ...(caps.write
       ? {
           writeText: async (path: string, content: string, signal?: AbortSignal) => {
-            await call('fs/write_text_file', { sessionId, path, content }, signal);
+            await call('fs/write_text_file', { sessionId, path, content }, signal, caps.reviewsWrites === true);
           },
         }
       : {}),
@@ -56,7 +62,8 @@ class MissedDeadline extends Error {}
  * A request to the editor with a deadline: an editor that never answers must not hold the turn.
  * On expiry the request is withdrawn (`$/cancel_request`).
  */
-async function ask(ctx: DialectContext, method: string, params: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+async function ask(ctx: DialectContext, method: string, params: unknown, signal: AbortSignal | undefined, waitForPerson = false): Promise<unknown> {
+  if (waitForPerson) return ctx.request(method, params, signal);
   const deadline = AbortSignal.timeout(ctx.clientTimeoutMs);
   try {
     return await ctx.request(method, params, signal ? AbortSignal.any([signal, deadline]) : deadline);

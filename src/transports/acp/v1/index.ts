@@ -62,6 +62,12 @@ function advertisedExtensions(caps: ClientCaps): Set<string> {
   return new Set(Array.isArray(asked) ? EXT_NOTIFICATIONS.filter((n) => asked.includes(n)) : []);
 }
 
+/** The client asked ferret to wait for its person's Accept/Reject on writes (client-files.ts). */
+function reviewsWrites(caps: ClientCaps): boolean {
+  const ours = caps._meta?.[META_NS];
+  return !!ours && typeof ours === 'object' && (ours as { reviewsWrites?: unknown }).reviewsWrites === true;
+}
+
 /** `value` as one of an enum's values (a mode, an approval preset); else invalid params naming `field` and the values there are. */
 function oneOf<T extends string>(schema: { readonly options: readonly T[] }, value: unknown, field: string): T {
   if (typeof value === 'string' && (schema.options as readonly string[]).includes(value)) return value as T;
@@ -328,7 +334,7 @@ class AcpV1Dialect implements Dialect {
     this.links.get(s.id)?.close();
     const fs = this.caps.fs;
     const link = new SessionLink(this.ctx, s, this.ctx.manager, {
-      fs: { read: fs?.readTextFile === true, write: fs?.writeTextFile === true },
+      fs: { read: fs?.readTextFile === true, write: fs?.writeTextFile === true, reviewsWrites: reviewsWrites(this.caps) },
       notices: this.caps.session?.notices != null,
       compaction: this.caps.session?.compaction != null,
       extensions: advertisedExtensions(this.caps),

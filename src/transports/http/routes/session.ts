@@ -6,6 +6,7 @@ import {
   ListQuery,
   MESSAGE_BODY_LIMIT,
   MessageBody,
+  MessageHeaders,
   MessageQuery,
   NewSessionBody,
   Ok,
@@ -136,6 +137,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
       summary: 'Send a user message (or a slash command); answers when the turn ends (or at once with ?wait=false)',
       params: SessionParams,
       querystring: MessageQuery,
+      headers: MessageHeaders,
       body: MessageBody,
       response: { 200: TurnResult, 202: TurnAccepted, ...errors(400, 401, 403, 404, 409, 413, 415, 500) },
     },
@@ -143,9 +145,11 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     const id = m.get(req.params.id).id;
     const { text, images, mentions } = req.body;
     const extras = { ...(images?.length ? { images } : {}), ...(mentions?.length ? { mentions } : {}) };
+    const client = req.headers['x-ferret-client'];
+    const origin = client ? `http:${client}` : 'http';
     // Run here, or on the fleet server that writes the session (the same answer either way).
-    if (!req.query.wait) return reply.code(202).send(await m.command(id, { op: 'beginTurn', text, origin: 'http', ...extras }));
-    return reply.code(200).send(await m.command(id, { op: 'startTurn', text, origin: 'http', ...extras }));
+    if (!req.query.wait) return reply.code(202).send(await m.command(id, { op: 'beginTurn', text, origin, ...extras }));
+    return reply.code(200).send(await m.command(id, { op: 'startTurn', text, origin, ...extras }));
   });
 
   app.post('/session/:id/cancel', {

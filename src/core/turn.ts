@@ -60,6 +60,8 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
     // A team's own command (a Markdown file) becomes the user's message, arguments filled in.
     const team = teamCommandOfTurn(session, command ? undefined : text);
     const prompt = team ? expandCommand(team.command, team.args) : text;
+    // A slash-like first request names the session only when it is a team command (what was typed).
+    if (team && untitled && session.state.title === undefined) session.emit({ type: 'session_info', data: { title: titleOf(text) } });
     const stray = command || team ? undefined : commandWord(text);
     const outcome = command
       ? await runSlashCommand(session, command.name, command.arg, turnId, signal)

@@ -227,7 +227,7 @@ describe('acpx drives ferret from its CLI, unmodified', () => {
     expect(wire.filter((m) => m['method'] === 'fs/write_text_file').map((m) => m['params'].path)).toEqual([join(env.ws, 'new.txt')]);
     expect(backwardStatuses(ups)).toEqual([]);
     const runs = statusRuns(ups);
-    const calls = ups.filter((u) => u['sessionUpdate'] === 'tool_call').map((u) => [u['name'], runs.get(u['toolCallId'])]);
+    const calls = ups.filter((u) => u['sessionUpdate'] === 'tool_call').map((u) => [u['_meta']?.['ferret.dev']?.tool, runs.get(u['toolCallId'])]);
     expect(calls).toEqual([
       ['write_file', ['pending', 'in_progress', 'completed']],
       ['bash', ['pending', 'in_progress', 'completed']],

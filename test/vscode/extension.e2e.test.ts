@@ -193,8 +193,8 @@ describe('the Chimera extension in VS Code in the browser', () => {
     const push = wb.chat.locator('.tool-card[data-status="denied"]', { hasText: 'git push origin main' });
     await push.waitFor({ timeout: 10_000 });
     expect(await push.locator('.tool-permission').innerText()).toMatch(/risk high.*: denied$/s);
-    // What the card shows is the tool result the model got.
-    expect(await push.locator('.tool-output').innerText()).toContain('the user denied this bash call');
+    // The card says it to the person in a person's words; the model's instruction stays in its history.
+    expect(await push.locator('.tool-output').innerText()).toContain('You rejected this bash call.');
 
     // file_open: the file is revealed at the line.
     await wb.chat.locator('.tool-card[data-status="completed"]', { hasText: 'Open long.txt:42' }).waitFor({ timeout: 15_000 });

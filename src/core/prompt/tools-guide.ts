@@ -17,8 +17,11 @@ const USES: readonly (readonly [id: string, use: string])[] = [
     'bash',
     'run a shell command in the workspace (bash -c): tests, builds, linters, package scripts, git read commands. ' +
       'Do not use it to read, search or edit files when a file tool does the job: file tools cost less, show the person clearly what you did, and are judged more precisely by the approval policy. ' +
-      'Set timeout_ms for slow commands, and never start a server or a watcher that does not exit on its own.',
+      'Set timeout_ms for slow commands. A dev server, a watcher or anything else that does not exit on its own goes in the background (background: true): never in the foreground.',
   ],
+  ['process_output', 'the new output of a background process (its id came from bash), and whether it still runs; read it to see a server is up before you use it.'],
+  ['process_input', "write a line to a background process's standard input."],
+  ['process_kill', 'stop a background process and everything it started; stop what you started once you no longer need it.'],
   ['web_fetch', 'read a web page (documentation, an issue the person links) as Markdown; the server fetches it, public addresses only, and may ask the person first.'],
   ['open_file', "show a file (at a line) in the person's editor, when pointing them at something helps."],
   [

@@ -1,7 +1,8 @@
 // grep through ripgrep: one process per search, spawned with an argument array (no shell), its
 // JSON output read file by file. Flags that make it agree with the built-in engine:
 //   --no-config          a user's RIPGREP_CONFIG_PATH changes nothing
-//   --sort path          files in path order (single-threaded, so a page is the same every time)
+//   --sort path          files in path order, for glob's listing (grep runs ripgrep's parallel
+//                        walk unsorted and sorts what it found: search.ts, sorted-hits.ts)
 //   --hidden             dot files are searched, as before (ignore rules still apply)
 //   --encoding none      no BOM sniffing: bytes as they are
 //   --no-mmap            every buffer is checked for a NUL, so a binary file is always seen
@@ -31,6 +32,8 @@ export interface RipgrepRun {
   listOnly?: boolean;
   /** Keeps a reported file (its path relative to the root), asked before the sandbox check. */
   accept?: (relToRoot: string) => boolean;
+  /** Files reported as found by ripgrep's parallel walk, in no order (the caller sorts). */
+  unsorted?: boolean;
 }
 
 export type RgEnd = { kind: 'done' } | { kind: 'stopped' } | { kind: 'deadline' } | { kind: 'cancelled' } | { kind: 'error'; message: string };
@@ -40,8 +43,8 @@ const SIMPLE_NAME_GLOB = /^[\w.*?{},-]+$/;
 const escapeGlob = (p: string) => p.replace(/[\\*?[\]{}!]/g, '\\$&');
 
 /** The flags both grep and glob pass: what is walked and what is skipped. */
-export function scopeArgs(scope: Scope): string[] {
-  const args = ['--no-config', '--sort', 'path', '--hidden', '--no-messages'];
+export function scopeArgs(scope: Scope, sorted = true): string[] {
+  const args = ['--no-config', ...(sorted ? ['--sort', 'path'] : []), '--hidden', '--no-messages'];
   if (scope.includeIgnored) args.push('--no-ignore');
   for (const g of scope.excludes) args.push('--glob', `!${g}`);
   for (const b of scope.blocked) if (isInside(scope.root, b) && b !== scope.root) args.push('--glob', `!/${escapeGlob(relative(scope.root, b))}`);
@@ -84,7 +87,7 @@ export function runRipgrep(
   onFile: (relToRoot: string, abs: string, lines: HitLine[]) => Promise<boolean> | boolean,
 ): Promise<RgEnd> {
   const listing = run.listOnly === true && !scope.rootIsFile;
-  const args = scopeArgs(scope);
+  const args = scopeArgs(scope, run.unsorted !== true);
   if (run.listOnly) {
     args.push('--files');
   } else {

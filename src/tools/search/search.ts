@@ -9,6 +9,7 @@ import { searchEngine, ripgrepEnv } from './engine.js';
 import type { ReadPattern } from './pattern.js';
 import { Collector, type Paging } from './results.js';
 import { runRipgrep } from './ripgrep.js';
+import { SortedHits } from './sorted-hits.js';
 import { keepFile, type Scope } from './scope.js';
 import { walkFiles } from './walk.js';
 
@@ -52,6 +53,8 @@ export async function grepSearch(req: GrepRequest): Promise<GrepAnswer> {
   }
   const context = paging.mode === 'content';
   if (engine) {
+    // ripgrep's parallel walk, its files put in path order here (sorted-hits.ts).
+    const sorted = new SortedHits(collector);
     const end = await runRipgrep(
       scope,
       {
@@ -65,13 +68,18 @@ export async function grepSearch(req: GrepRequest): Promise<GrepAnswer> {
         maxFileBytes: req.maxFileBytes,
         within: req.within,
         accept: (rel) => keepFile(scope, rel),
+        unsorted: true,
       },
       typeGlobs,
       req.signal,
       req.deadlineMs,
-      (_rel, abs, lines) => collector.add({ rel: relOf(abs), lines }),
+      (rel, abs, lines) => {
+        sorted.add(rel, { rel: relOf(abs), lines });
+        return false;
+      },
     );
     if (end.kind === 'error') return { ok: false, message: end.message };
+    sorted.flush();
     return { ok: true, collector, end: end.kind === 'stopped' ? 'done' : end.kind, engine: 'ripgrep' };
   }
   const deadline = AbortSignal.any([req.signal, AbortSignal.timeout(req.deadlineMs)]);

@@ -115,7 +115,10 @@ function progress(e: SessionEvent): void {
     case 'file_open':
     case 'history_compacted':
     case 'session_info':
+    case 'checkpoint':
       return undefined;
+    case 'rewound':
+      return line(`  ${e.data.op}: ${e.data.turns} turn(s), ${e.data.code?.files.length ?? 0} file(s)`);
     case 'plan_updated':
       return line(`  plan: ${e.data.entries.map((p) => `${PLAN_MARK[p.status]} ${p.content}`).join('  ')}`);
   }

@@ -49,6 +49,8 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   turn_end: 'other',
   plan_updated: 'other',
   session_info: 'other',
+  checkpoint: 'other',
+  rewound: 'other',
 };
 
 /**

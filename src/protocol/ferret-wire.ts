@@ -72,6 +72,16 @@ export const FerretUpdateSchemas = lazySchema(() =>
     plan: base('plan', { entries: z.array(PlanEntrySchema) }),
     /** The session's title changed (set from the first request). */
     session_info: base('session_info', { title: z.string() }),
+    /** The workspace was recorded before a turn's first change (`before`) or at its end (`after`): the turn can be undone. */
+    checkpoint: base('checkpoint', { turnId: z.string(), stage: z.enum(['before', 'after']) }),
+    /** /undo, /redo or /rewind ran: what it took back or put back, and the files it wrote. */
+    rewound: base('rewound', {
+      op: z.enum(['undo', 'rewind', 'redo']),
+      mode: z.enum(['code', 'conversation', 'both']),
+      turnId: z.string(),
+      turns: z.number().int().nonnegative(),
+      files: z.array(z.string()),
+    }),
   }) as const,
 );
 
@@ -95,6 +105,8 @@ export const FerretUpdateSchema = lazySchema(() =>
     FerretUpdateSchemas.turn_end,
     FerretUpdateSchemas.plan,
     FerretUpdateSchemas.session_info,
+    FerretUpdateSchemas.checkpoint,
+    FerretUpdateSchemas.rewound,
   ]),
 );
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;

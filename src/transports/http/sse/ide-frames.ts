@@ -93,6 +93,8 @@ export class IdeTranslator {
       case 'history_compacted':
       case 'plan_updated':
       case 'session_info':
+      case 'checkpoint':
+      case 'rewound':
         return [];
     }
   }

@@ -200,7 +200,7 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
           </div>
         </header>
         <Scroller version={store.version}>
-          <Transcript store={store} mine={(pid) => mine.has(pid)} />
+          <Transcript store={store} mine={(pid) => mine.has(pid)} restore={(turnId) => void send(`/rewind ${turnId}`)} />
         </Scroller>
         {pending && <PermissionPrompt p={pending} more={store.pending.length - 1} answer={answer} />}
         {error && (

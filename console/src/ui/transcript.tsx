@@ -14,7 +14,15 @@ const STOP_TEXT: Record<Extract<Item, { kind: 'turn_end' }>['stopReason'], strin
   error: 'The turn failed.',
 };
 
-function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: string) => boolean }) {
+interface EntryProps {
+  it: Item;
+  store: SessionStore;
+  mine: (id: string) => boolean;
+  /** Puts files and conversation back to before this request (POST /session/:id/rewind). */
+  restore?: ((turnId: string) => void) | undefined;
+}
+
+function Entry({ it, store, mine, restore }: EntryProps) {
   const waiting = (id: string) => store.pending.some((p) => p.id === id);
   switch (it.kind) {
     case 'user':
@@ -22,6 +30,11 @@ function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: 
         <div class={`msg msg-user${it.pending ? ' is-pending' : ''}`} data-seq={it.pending ? undefined : it.seq}>
           <div class="who">{it.origin && it.origin !== 'http' && it.origin !== 'this console' ? `You (${it.origin.startsWith('acp') ? 'editor' : it.origin})` : 'You'}</div>
           <div class="bubble">{it.text}</div>
+          {restore && !it.pending && it.turnId && !it.text.startsWith('/') && !store.running && (
+            <button type="button" class="restore" title="Put the files and the conversation back as they were before this request (/redo undoes it)" onClick={() => restore(it.turnId!)}>
+              Restore to here
+            </button>
+          )}
         </div>
       );
     case 'assistant':
@@ -95,12 +108,12 @@ function Entry({ it, store, mine }: { it: Item; store: SessionStore; mine: (id: 
   }
 }
 
-export function Transcript({ store, mine }: { store: SessionStore; mine: (id: string) => boolean }) {
+export function Transcript({ store, mine, restore }: Omit<EntryProps, 'it'>) {
   return (
     <div class="transcript" role="log" aria-label="Transcript" aria-live="off">
       {store.items.length === 0 && <p class="empty">Nothing yet. Say what to do below.</p>}
       {store.items.map((it) => (
-        <Entry key={it.key} it={it} store={store} mine={mine} />
+        <Entry key={it.key} it={it} store={store} mine={mine} restore={restore} />
       ))}
     </div>
   );

@@ -11,15 +11,18 @@ export type RewindAnswer = { text: string; refused?: boolean };
 
 interface Args {
   n: number | undefined;
+  /** A turn named by its id (a client's "restore to here"), instead of its number. */
+  turnId?: string;
   mode: RewindMode;
   force: boolean;
 }
 
-/** `[N] [code|conversation|both] [force]`, in any order. */
+/** `[N | turnId] [code|conversation|both] [force]`, in any order. */
 export function parseRewindArgs(arg: string): Args | string {
   const out: Args = { n: undefined, mode: 'both', force: false };
   for (const w of arg.split(/\s+/).filter(Boolean)) {
     if (/^\d+$/.test(w)) out.n = Number(w);
+    else if (/^turn_[\w-]{1,64}$/.test(w)) out.turnId = w;
     else if (w === 'force') out.force = true;
     else if (RewindModeSchema.safeParse(w).success) out.mode = w as RewindMode;
     else return `"${w}" is not a turn number, code, conversation, both or force`;
@@ -40,11 +43,11 @@ export async function rewind(host: TurnHost, op: 'undo' | 'rewind', arg: string)
   const a = parseRewindArgs(arg);
   if (typeof a === 'string') return { text: `/${op}: ${a}`, refused: true };
   const marks = host.state.turnMarks;
-  if (op === 'rewind' && a.n === undefined) return { text: listTurns(host) };
+  if (op === 'rewind' && a.n === undefined && a.turnId === undefined) return { text: listTurns(host) };
   if (marks.length === 0) return { text: 'Nothing to undo: no turn yet.', refused: true };
-  const idx = op === 'undo' ? marks.length - 1 : a.n! - 1;
+  const idx = op === 'undo' ? marks.length - 1 : a.turnId !== undefined ? marks.findIndex((m) => m.turnId === a.turnId) : a.n! - 1;
   const mark = marks[idx];
-  if (!mark) return { text: `/rewind: there is no turn ${a.n} (turns 1 to ${marks.length})`, refused: true };
+  if (!mark) return { text: `/rewind: there is no turn ${a.turnId ?? a.n} in the conversation (turns 1 to ${marks.length}; an undone turn is not one)`, refused: true };
   if (takesConversation(a.mode) && mark.at === undefined) {
     return { text: `Turn ${idx + 1} was compacted into a summary, so its conversation cannot be taken back: use /rewind ${idx + 1} code for its files.`, refused: true };
   }

@@ -137,7 +137,8 @@ export const UndoBody = named('UndoBody', z.object({
   mode: z.enum(['code', 'conversation', 'both']).optional().describe('what to put back: the files, what the model sees, or both (default); ignored by redo, which puts back what its undo took'),
 }).strict());
 export const RewindBody = named('RewindBody', z.object({
-  turn: z.number().int().positive().optional().describe('go back to before this turn (1 = the first); absent: list the turns'),
+  turn: z.number().int().positive().optional().describe('go back to before this turn (1 = the first); absent (and no turnId): list the turns'),
+  turnId: z.string().regex(/^turn_[\w-]{1,64}$/).optional().describe('the turn by its id (turn_start), instead of its number'),
   mode: z.enum(['code', 'conversation', 'both']).optional().describe('what to put back: the files, what the model sees, or both (default)'),
   force: z.boolean().optional().describe('overwrite files changed outside ferret since the checkpoint'),
 }).strict());

@@ -22,5 +22,9 @@ export function undoRoutes(app: ZodApp, ctx: HttpContext): void {
 
   app.post('/session/:id/rewind', {
     schema: { operationId: 'rewindTurns', tags: ['turns'], summary: 'Go back to before turn N: files, conversation or both (no turn: the turns are listed in the answer)', params: SessionParams, body: RewindBody, response: answers },
-  }, async (req) => run(req.params.id, words('/rewind', req.body?.turn !== undefined ? String(req.body.turn) : undefined, req.body?.turn !== undefined && req.body.mode, req.body?.turn !== undefined && req.body.force && 'force')));
+  }, async (req) => {
+    const b = req.body ?? {};
+    const which = b.turnId ?? (b.turn !== undefined ? String(b.turn) : undefined);
+    return run(req.params.id, which === undefined ? '/rewind' : words('/rewind', which, b.mode, b.force && 'force'));
+  });
 }

@@ -33,6 +33,7 @@ describe('emptyState', () => {
       cwd: '', model: '', mode: 'code', sandbox: 'workspace-write', approval: 'auto', reasoning: 'medium', history: [],
       usage: { input: 0, output: 0, cache: 0, reasoning: 0 }, costUsd: 0, title: undefined,
       createdAt: 0, updatedAt: 0, turns: 0, modelCalls: 0, modelCallBase: 0, lastCallTokens: 0, touched: new Set(), plan: [],
+      turnMarks: [], codeHead: undefined, undone: [],
     });
   });
 

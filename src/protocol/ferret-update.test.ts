@@ -116,6 +116,16 @@ const rows: Row[] = [
     { ...base, kind: 'plan', entries: [{ content: 'read', status: 'completed', priority: 'medium' }, { content: 'fix', status: 'in_progress', priority: 'high' }] },
   ],
   ['session_info: the title', { type: 'session_info', data: { title: 'Fix the parser' } }, { ...base, kind: 'session_info', title: 'Fix the parser' }],
+  [
+    'checkpoint: the turn and the stage (no commit id on the wire)',
+    { type: 'checkpoint', data: { turnId: 't1', stage: 'before', commit: 'abc123', skipped: ['big.bin'] } },
+    { ...base, kind: 'checkpoint', id: 't1', turnId: 't1', stage: 'before' },
+  ],
+  [
+    'rewound: what was taken back and the files written',
+    { type: 'rewound', data: { op: 'undo', mode: 'both', turnId: 't1', turns: 1, code: { from: 'a', to: 'b', saved: 'c', files: ['a.py', 'b.txt'] } } },
+    { ...base, kind: 'rewound', op: 'undo', mode: 'both', id: 't1', turns: 1, files: ['a.py', 'b.txt'] },
+  ],
 ];
 
 describe('toFerretUpdate', () => {
@@ -147,7 +157,9 @@ describe('toFerretUpdate', () => {
     for (const [, draft] of rows) {
       const got = toFerretUpdate(event(draft));
       if (!got) continue;
-      for (const key of ['turnId', 'callId', 'requestId', 'totalUsd', 'durationMs', 'contextWindow', 'stopReason']) expect(got).not.toHaveProperty(key);
+      // checkpoint's turnId is the name contract §10 gives (beside `id`, the dialect's own).
+      if (got.kind === 'checkpoint') expect(got.id).toBe(got.turnId);
+      for (const key of [...(got.kind === 'checkpoint' ? [] : ['turnId']), 'callId', 'requestId', 'totalUsd', 'durationMs', 'contextWindow', 'stopReason']) expect(got).not.toHaveProperty(key);
     }
   });
 });

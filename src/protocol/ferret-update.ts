@@ -104,8 +104,8 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
     case 'session_info':
       return { sessionId, seq, kind: 'session_info', title: e.data.title };
     case 'checkpoint':
-      return { sessionId, seq, kind: 'checkpoint', turnId: e.data.turnId, stage: e.data.stage };
+      return { sessionId, seq, kind: 'checkpoint', id: e.data.turnId, turnId: e.data.turnId, stage: e.data.stage };
     case 'rewound':
-      return { sessionId, seq, kind: 'rewound', op: e.data.op, mode: e.data.mode, turnId: e.data.turnId, turns: e.data.turns, files: e.data.code?.files ?? [] };
+      return { sessionId, seq, kind: 'rewound', op: e.data.op, mode: e.data.mode, id: e.data.turnId, turns: e.data.turns, files: e.data.code?.files ?? [] };
   }
 }

@@ -73,12 +73,14 @@ export const FerretUpdateSchemas = lazySchema(() =>
     /** The session's title changed (set from the first request). */
     session_info: base('session_info', { title: z.string() }),
     /** The workspace was recorded before a turn's first change (`before`) or at its end (`after`): the turn can be undone. */
-    checkpoint: base('checkpoint', { turnId: z.string(), stage: z.enum(['before', 'after']) }),
+    /** `id` is the turn's, as on turn_end; `turnId` repeats it under the name contract §10 gives. */
+    checkpoint: base('checkpoint', { id: z.string(), turnId: z.string(), stage: z.enum(['before', 'after']) }),
     /** /undo, /redo or /rewind ran: what it took back or put back, and the files it wrote. */
     rewound: base('rewound', {
       op: z.enum(['undo', 'rewind', 'redo']),
       mode: z.enum(['code', 'conversation', 'both']),
-      turnId: z.string(),
+      /** The first turn taken back (or put back). */
+      id: z.string(),
       turns: z.number().int().nonnegative(),
       files: z.array(z.string()),
     }),

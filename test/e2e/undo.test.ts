@@ -123,6 +123,14 @@ describe('undo and redo over HTTP, in a git repository', () => {
     const bad = await api(url, 'POST', `/session/${id}/rewind`, { turn: 1, mode: 'sideways' }, TOKEN);
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('mode');
+    // By the turn's id (the console's "restore to here"): conversation only, the files stay.
+    const prompts = (await api(url, 'GET', `/session/${id}/prompts`, undefined, TOKEN)).body['prompts'] as { turnId: string; text: string }[];
+    const asked = prompts.find((p) => p.text === 'anything left?')!;
+    expect((await api(url, 'POST', `/session/${id}/rewind`, { turnId: asked.turnId, mode: 'conversation' }, TOKEN)).body).toMatchObject({ stopReason: 'end_turn' });
+    fake.reply(say('Hello.'));
+    await api(url, 'POST', `/session/${id}/message`, { text: 'start over' }, TOKEN);
+    expect(lastInput(fake)).not.toContain('anything left?');
+    expectBefore(env.ws);
 
     // The session's snapshots go with it.
     const store = env.home;

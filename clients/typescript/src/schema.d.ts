@@ -480,8 +480,10 @@ export interface components {
             mode?: "code" | "conversation" | "both";
         };
         RewindBodyInput: {
-            /** @description go back to before this turn (1 = the first); absent: list the turns */
+            /** @description go back to before this turn (1 = the first); absent (and no turnId): list the turns */
             turn?: number;
+            /** @description the turn by its id (turn_start), instead of its number */
+            turnId?: string;
             /**
              * @description what to put back: the files, what the model sees, or both (default)
              * @enum {string}
@@ -867,6 +869,7 @@ export interface components {
             seq: number;
             /** @constant */
             kind: "checkpoint";
+            id: string;
             turnId: string;
             /** @enum {string} */
             stage: "before" | "after";
@@ -879,7 +882,7 @@ export interface components {
             op: "undo" | "rewind" | "redo";
             /** @enum {string} */
             mode: "code" | "conversation" | "both";
-            turnId: string;
+            id: string;
             turns: number;
             files: string[];
         };

@@ -52,8 +52,15 @@ export class ShadowRepo {
       if (!made) {
         await fsp.mkdir(gitDir, { recursive: true, mode: 0o700 });
         await git(this.place, ['init', '-q', '--bare', gitDir]);
+        // Written once, as text: one git per setting would cost a process each.
+        const byKey = new Map<string, [string, string][]>();
+        for (const [k, v] of SETTINGS) {
+          const [section, name] = k.split('.') as [string, string];
+          byKey.set(section, [...(byKey.get(section) ?? []), [name, v]]);
+        }
+        const text = [...byKey].map(([section, kv]) => `[${section}]\n${kv.map(([n, v]) => `\t${n} = ${v}\n`).join('')}`).join('');
+        await fsp.appendFile(join(gitDir, 'config'), text);
       }
-      for (const [k, v] of SETTINGS) await git(this.place, ['config', k, v]);
       await fsp.mkdir(join(gitDir, 'info'), { recursive: true });
       await fsp.writeFile(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
       const out = this.leaveOut.map((d) => relative(workTree, d)).filter((r) => r && !r.startsWith('..') && !isAbsolute(r));

@@ -58,7 +58,7 @@ describe('restore to here in the web console (Chromium)', () => {
     expect((await api(url, 'POST', `/session/${sid}/message`, { text: 'change the files' })).body).toMatchObject({ stopReason: 'end_turn' });
     expect(existsSync(join(env.ws, 'b.txt'))).toBe(true);
 
-    const button = page.locator('.msg-user', { hasText: 'change the files' }).getByRole('button', { name: 'Restore to here' });
+    const button = page.locator('.msg-user', { hasText: 'change the files' }).locator('button.restore', { hasText: 'Restore to here' });
     await button.waitFor({ timeout: 10_000 });
     await button.click();
     await until('b.txt removed', () => !existsSync(join(env.ws, 'b.txt')), 10_000);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { EventDraft, SessionEvent } from '../../protocol/index.js';
+import type { EventDraft } from '../../protocol/index.js';
 import { applyEvent, emptyState, restoreState, saveState } from '../session-state.js';
 import { parseRewindArgs } from './rewind-command.js';
 
 let seq = 0;
 const fold = (drafts: EventDraft[]) => {
   const s = emptyState();
-  for (const d of drafts) applyEvent(s, { ...d, seq: ++seq, sessionId: 's', ts: seq } as SessionEvent);
+  for (const d of drafts) applyEvent(s, { ...d, seq: ++seq, sessionId: 's', ts: seq });
   return s;
 };
 const turn = (turnId: string, text: string, reply: string): EventDraft[] => [

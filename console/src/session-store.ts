@@ -260,6 +260,10 @@ export class SessionStore {
       case 'session_info':
         this.title = u.title;
         return;
+      case 'checkpoint':
+      case 'rewound':
+        // The command's own answer (what it restored, or why it refused) is the turn's text.
+        return;
       case 'plan':
         if (this.planItem) this.planItem.entries = u.entries;
         else this.push((this.planItem = { kind: 'plan', key: `plan${u.seq}`, seq: u.seq, entries: u.entries }));

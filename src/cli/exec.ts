@@ -140,6 +140,10 @@ function progress(e: SessionEvent): void {
       return line(`  ⧗ background ${e.data.processId}: ${e.data.command.split('\n')[0]!.slice(0, 120)}`);
     case 'process_exited':
       return line(`  ⧗ ${e.data.processId} ended (${e.data.reason}${e.data.exitCode !== null ? `, exit ${e.data.exitCode}` : ''})`);
+    case 'checkpoint':
+      return undefined;
+    case 'rewound':
+      return line(`  ${e.data.op}: ${e.data.turns} turn(s), ${e.data.code?.files.length ?? 0} file(s)`);
     case 'plan_updated':
       return line(`  plan: ${e.data.entries.map((p) => `${PLAN_MARK[p.status]} ${p.content}`).join('  ')}`);
   }

@@ -144,6 +144,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     maxSteps: config.maxSteps ?? DEFAULT_MAX_STEPS,
     toolOutputCap: config.outputCapBytes ?? config.toolOutputCapBytes ?? DEFAULT_TOOL_OUTPUT_CAP,
     keptOutputDir: (id) => keptOutputDir(home, store, id),
+    checkpointDir: (id) => checkpointDir(home, store, id),
     mcp: createMcpPool(mcpSpecs(config), opts.logger),
     catalog: { models: () => availableModels(config, env), credentials: () => credentials(env) },
     ...(permissionTimeoutMs !== undefined ? { permissionTimeoutMs } : {}),
@@ -191,6 +192,12 @@ export function createCore(opts: CoreOptions): CoreInternals {
 function keptOutputDir(home: string, store: SessionStore, id: string): string {
   const own = store.localFolder(id);
   return own !== undefined && isInside(home, own) ? join(own, 'tool-output') : join(ferretDir(home), 'tool-output', id);
+}
+
+/** A session's shadow repository of snapshots: beside its log when the store keeps a folder here, like kept output. */
+function checkpointDir(home: string, store: SessionStore, id: string): string {
+  const own = store.localFolder(id);
+  return own !== undefined && isInside(home, own) ? join(own, 'undo') : join(ferretDir(home), 'undo', id);
 }
 
 /** Waits for `p`, at most `ms`. */

@@ -53,6 +53,8 @@ const PART: { readonly [T in SessionEvent['type']]: Part } = {
   process_started: 'other',
   process_output: 'other',
   process_exited: 'other',
+  checkpoint: 'other',
+  rewound: 'other',
 };
 
 /**

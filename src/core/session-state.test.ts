@@ -33,6 +33,7 @@ describe('emptyState', () => {
       cwd: '', model: '', mode: 'code', sandbox: 'workspace-write', approval: 'auto', reasoning: 'medium', history: [],
       usage: { input: 0, output: 0, cache: 0, reasoning: 0 }, costUsd: 0, title: undefined,
       createdAt: 0, updatedAt: 0, turns: 0, modelCalls: 0, modelCallBase: 0, lastCallTokens: 0, touched: new Set(), plan: [],
+      turnMarks: [], codeHead: undefined, undone: [],
     });
   });
 
@@ -127,7 +128,7 @@ describe('a turn the log leaves open (its process died)', () => {
 
   it('is tracked from turn_start to turn_end: unfinished calls, unanswered questions, a model call not yet billed', () => {
     const s = asked([start, assistant('running'), call('c1'), call('c2'), ask, { type: 'tool_call_end', data: { callId: 'c1', tool: 'bash', status: 'completed', output: '', durationMs: 1 } }]);
-    expect(s.openTurn).toEqual({ turnId: 't1', calls: { c2: 'bash' }, asks: { p2: 'c2' }, uncosted: true });
+    expect(s.openTurn).toEqual({ turnId: 't1', calls: { c2: 'bash' }, asks: { p2: 'c2' }, uncosted: true, text: 'run it' });
     expect(asked([start, { type: 'turn_end', data: { turnId: 't1', stopReason: 'end_turn', text: '' } }]).openTurn).toBeUndefined();
   });
 

@@ -1,5 +1,6 @@
 import { commandWord, parseSlashCommand, ZERO_USAGE, type PlanEntry, type SessionEvent, type AgentMode, type ApprovalPreset, type Message, type ReasoningEffort, type SandboxMode, type Usage } from '../protocol/index.js';
 import { applyPrune } from './compaction/prune.js';
+import { foldCheckpoint, foldCompacted, foldRewound, foldTurnStart, type TurnMark, type UndoneStep } from './checkpoints/marks.js';
 
 /** Everything about a session that its event log determines; a load is a fold of this. */
 export interface SessionState {
@@ -35,6 +36,12 @@ export interface SessionState {
   openTurn: OpenTurn | undefined;
   /** The model's plan as its last update_plan call left it (empty: none yet). */
   plan: PlanEntry[];
+  /** The conversation's turns (slash commands aside): where each begins in the history, its snapshots. */
+  turnMarks: TurnMark[];
+  /** The snapshot ferret last left the workspace at (a turn's end, an undo, a redo). */
+  codeHead: string | undefined;
+  /** What /undo and /rewind took back, newest last: what /redo puts back (a new turn forgets it). */
+  undone: UndoneStep[];
 }
 
 export interface OpenTurn {
@@ -47,6 +54,8 @@ export interface OpenTurn {
   uncosted?: boolean;
   /** The turn sent the model a prompt (it counts in `turns`); a command answered locally (/status) does not. */
   prompted?: boolean;
+  /** What the person typed (first line, shortened): how /rewind lists the turn. */
+  text?: string;
 }
 
 /** A session whose log names no effort (created before the setting existed, or with none configured). */
@@ -75,6 +84,9 @@ export function emptyState(): SessionState {
     touched: new Set(),
     openTurn: undefined,
     plan: [],
+    turnMarks: [],
+    codeHead: undefined,
+    undone: [],
   };
 }
 
@@ -86,23 +98,26 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
       s.createdAt = e.ts;
       return;
     case 'turn_start':
-      s.openTurn = { turnId: e.data.turnId, calls: {}, asks: {} };
+      s.openTurn = { turnId: e.data.turnId, calls: {}, asks: {}, text: e.data.text.split('\n')[0]!.slice(0, 80) };
       if (!parseSlashCommand(e.data.text) && !commandWord(e.data.text)) s.title ??= e.data.text.split('\n')[0]!.slice(0, 80);
       return;
     case 'message':
-      s.history.push(e.data.message);
-      if (s.openTurn && e.data.message.role === 'assistant') s.openTurn.uncosted = true;
-      // A turn counts once the model is given its prompt: /status and other local answers are no turn.
+      // A turn counts once the model is given its prompt: /status and other local answers are no
+      // turn, and no step /undo or /rewind could take back (its mark is where its prompt goes).
       if (s.openTurn && !s.openTurn.prompted && e.data.message.role === 'user') {
         s.openTurn.prompted = true;
         s.turns++;
+        foldTurnStart(s, s.openTurn.turnId, s.openTurn.text ?? e.data.message.text);
       }
+      s.history.push(e.data.message);
+      if (s.openTurn && e.data.message.role === 'assistant') s.openTurn.uncosted = true;
       return;
     case 'history_compacted': {
       const d = e.data;
       if (d.pruned) s.history = applyPrune(s.history, d.pruned);
       if (d.summary !== undefined) {
         s.history = [{ role: 'user', text: SUMMARY_PREFIX + d.summary }, ...s.history.slice(d.keptFrom)];
+        foldCompacted(s, d.keptFrom);
         s.lastCallTokens = 0; // unknown until the next call reports it
       } else if (d.tokensBefore !== undefined && d.tokensAfter !== undefined) {
         s.lastCallTokens = Math.max(0, s.lastCallTokens - (d.tokensBefore - d.tokensAfter));
@@ -154,6 +169,12 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
     case 'session_info':
       s.title = e.data.title;
       return;
+    case 'checkpoint':
+      foldCheckpoint(s, e.data);
+      return;
+    case 'rewound':
+      foldRewound(s, e.data);
+      return;
     case 'message_chunk':
     case 'reasoning_chunk':
     case 'tool_call_running':
@@ -171,7 +192,7 @@ export function applyEvent(s: SessionState, e: SessionEvent): void {
 }
 
 /** Bumped when SessionState changes shape: an older snapshot is then folded again from the log. */
-const STATE_VERSION = 4;
+const STATE_VERSION = 5;
 
 /** The state as JSON for a snapshot, without its history (kept apart, one message a line). */
 export function saveState(s: SessionState): unknown {

@@ -1,6 +1,7 @@
 import { AGENT_MODES, APPROVAL_PRESETS, SLASH_COMMANDS, AgentModeSchema, ApprovalPresetSchema, REASONING_EFFORTS, ReasoningEffortSchema, errorText, isFerretError, usdOf, ZERO_USAGE, type ErrorCode, type Pricing, type Usage } from '../protocol/index.js';
 import { compactIfNeeded } from './compaction/compact.js';
 import type { TurnHost } from './turn-host.js';
+import { redo, rewind, type RewindAnswer } from './checkpoints/rewind-command.js';
 
 /** What a command did: its answer to show, or a prompt that the loop then runs as the user's message. */
 export type CommandOutcome =
@@ -43,6 +44,11 @@ export async function runSlashCommand(host: TurnHost, name: string, arg: string,
       }
       return attempt(() => host.setModel(arg), `model: ${arg}`);
     }
+    case 'undo':
+    case 'rewind':
+      return rewound(await rewind(host, name, arg));
+    case 'redo':
+      return rewound(await redo(host, arg));
     default:
       return unknownCommand(name);
   }
@@ -52,6 +58,11 @@ export async function runSlashCommand(host: TurnHost, name: string, arg: string,
 export function unknownCommand(name: string): CommandOutcome {
   const ours = SLASH_COMMANDS.map((c) => `/${c.name}`).join(', ');
   return answer(`Unknown command /${name}. Commands: ${ours}, and the team's own from .ferret/commands. Nothing was sent to the model.`);
+}
+
+/** A refusal is the turn's error (HTTP and ACP clients see it fail), with the sentence that says why. */
+function rewound(r: RewindAnswer): CommandOutcome {
+  return r.refused ? answer(r.text, { message: r.text, code: 'invalid_params' }) : answer(r.text);
 }
 
 function answer(text: string, error?: { message: string; code?: ErrorCode }): CommandOutcome {

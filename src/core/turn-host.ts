@@ -48,6 +48,11 @@ export interface SessionDeps {
    * The one part of ferret's state tools that only read may read, for that session alone.
    */
   keptOutputDir(sessionId: string): string;
+  /**
+   * Where a session's shadow repository of workspace snapshots lives (/undo, core/checkpoints/):
+   * beside its log (file store), else under CHIMERA_HOME/ferret/undo/<id>. Absent: no checkpoints.
+   */
+  checkpointDir?(sessionId: string): string;
   /** MCP servers from config.json, shared by all sessions; connected on first use. */
   mcp?: McpPool;
   /** The models a person can pick now, and where the built-in providers read their keys. */

@@ -4,6 +4,7 @@ import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction/compact.js';
 import { commandWord, errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type Image, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand, unknownCommand } from './slash-commands.js';
+import { afterTurn } from './checkpoints/turn-checkpoints.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { expandCommand } from './commands/team-commands.js';
 import { teamCommandOfTurn } from './commands/turn-command.js';
@@ -83,6 +84,7 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
   } catch (err) {
     end = signal.aborted ? { stop: 'cancelled' } : failed(err);
   }
+  await afterTurn(session, turnId); // the turn's files as it leaves them: what /undo checks for changes made since
   if (end.error !== undefined) session.emit({ type: 'notice', data: { level: 'error', text: end.error } });
   const why = { ...(end.error !== undefined ? { error: end.error } : {}), ...(end.errorCode ? { errorCode: end.errorCode } : {}) };
   session.emit({ type: 'turn_end', data: { turnId, stopReason: end.stop, text: lastText, ...why, ...summaryOf(session, began) } });

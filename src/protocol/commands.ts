@@ -18,6 +18,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: 'mode', description: 'Switch the agent mode', hint: 'code | plan' },
   { name: 'model', description: 'Switch the model (no argument: list the models you can pick)', hint: 'a model id' },
   { name: 'reasoning', description: 'Set how hard a reasoning model thinks (no argument: show the current level)', hint: 'minimal | low | medium | high' },
+  { name: 'undo', description: "Undo the last turn: its files back as they were, and the model no longer sees it (`force` overwrites files changed since)", hint: '[code | conversation | both] [force]' },
+  { name: 'redo', description: 'Put back what the last /undo or /rewind took', hint: '[force]' },
+  { name: 'rewind', description: 'Go back to before turn N (no number: list the turns): files, conversation or both', hint: 'N [code | conversation | both] [force]' },
 ];
 
 /** `/name rest` when name is one of ours; anything else is a message for the model. */

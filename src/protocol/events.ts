@@ -239,6 +239,48 @@ export const ProcessExitedEvent = lazySchema(() =>
     reason: z.enum(['exited', 'killed', 'lifetime', 'session_end']),
   }),
 );
+/**
+ * The workspace recorded in the session's shadow repository (core/checkpoints/): `before` when a
+ * turn is about to change its first file (or run its first command), `after` when that turn ends.
+ */
+export const CheckpointEvent = lazySchema(() =>
+  ev('checkpoint', {
+    turnId: z.string(),
+    stage: z.enum(['before', 'after']),
+    /** The snapshot's id in the shadow repository. */
+    commit: z.string(),
+    /** Files left out for their size (a restore leaves them as they are). */
+    skipped: z.array(z.string()).optional(),
+  }),
+);
+
+/** What /undo, /redo and /rewind can put back: the files, what the model sees, or both. */
+export const RewindModeSchema = lazySchema(() => z.enum(['code', 'conversation', 'both']));
+
+/**
+ * /undo, /rewind (back to before `turnId`) or /redo (the last undone step put back). The fold
+ * drops (or puts back) the turns' messages; `code` says which files were written from which snapshot.
+ */
+export const RewoundEvent = lazySchema(() =>
+  ev('rewound', {
+    op: z.enum(['undo', 'rewind', 'redo']),
+    mode: RewindModeSchema,
+    /** The first turn taken back (undo, rewind) or the first put back (redo). */
+    turnId: z.string(),
+    /** How many turns it took back or put back. */
+    turns: z.number().int().nonnegative(),
+    code: z
+      .object({
+        /** The snapshot ferret had left the workspace at, and the one it was put to. */
+        from: z.string(),
+        to: z.string(),
+        /** The workspace just before (kept so nothing of it is lost). */
+        saved: z.string(),
+        files: z.array(z.string()),
+      })
+      .optional(),
+  }),
+);
 
 export const SessionEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
@@ -270,6 +312,8 @@ export const SessionEventSchema = lazySchema(() =>
     built(ProcessStartedEvent),
     built(ProcessOutputEvent),
     built(ProcessExitedEvent),
+    built(CheckpointEvent),
+    built(RewoundEvent),
   ]),
 );
 
@@ -279,3 +323,4 @@ export type EventOf<T extends EventType> = Extract<SessionEvent, { type: T }>;
 export type EventData<T extends EventType> = EventOf<T>['data'];
 /** What a session hands the store: the store stamps seq, sessionId and ts. */
 export type EventDraft = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+export type RewindMode = z.infer<typeof RewindModeSchema>;

@@ -138,6 +138,16 @@ const rows: Row[] = [
     { type: 'process_exited', data: { processId: 'proc_1', exitCode: null, signal: 'SIGKILL', reason: 'killed' } },
     { ...base, kind: 'process_exited', id: 'proc_1', exit_code: null, reason: 'killed', signal: 'SIGKILL' },
   ],
+  [
+    'checkpoint: the turn and the stage (no commit id on the wire)',
+    { type: 'checkpoint', data: { turnId: 't1', stage: 'before', commit: 'abc123', skipped: ['big.bin'] } },
+    { ...base, kind: 'checkpoint', id: 't1', turnId: 't1', stage: 'before' },
+  ],
+  [
+    'rewound: what was taken back and the files written',
+    { type: 'rewound', data: { op: 'undo', mode: 'both', turnId: 't1', turns: 1, code: { from: 'a', to: 'b', saved: 'c', files: ['a.py', 'b.txt'] } } },
+    { ...base, kind: 'rewound', op: 'undo', mode: 'both', id: 't1', turns: 1, files: ['a.py', 'b.txt'] },
+  ],
 ];
 
 describe('toFerretUpdate', () => {
@@ -169,7 +179,9 @@ describe('toFerretUpdate', () => {
     for (const [, draft] of rows) {
       const got = toFerretUpdate(event(draft));
       if (!got) continue;
-      for (const key of ['turnId', 'callId', 'requestId', 'totalUsd', 'durationMs', 'contextWindow', 'stopReason']) expect(got).not.toHaveProperty(key);
+      // checkpoint's turnId is the name contract §10 gives (beside `id`, the dialect's own).
+      if (got.kind === 'checkpoint') expect(got.id).toBe(got.turnId);
+      for (const key of [...(got.kind === 'checkpoint' ? [] : ['turnId']), 'callId', 'requestId', 'totalUsd', 'durationMs', 'contextWindow', 'stopReason']) expect(got).not.toHaveProperty(key);
     }
   });
 });

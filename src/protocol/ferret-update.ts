@@ -136,5 +136,9 @@ export function toFerretUpdate(e: SessionEvent, replay = false): FerretUpdate | 
       if (e.data.signal !== undefined) u['signal'] = e.data.signal;
       return u as FerretUpdate;
     }
+    case 'checkpoint':
+      return { sessionId, seq, kind: 'checkpoint', id: e.data.turnId, turnId: e.data.turnId, stage: e.data.stage };
+    case 'rewound':
+      return { sessionId, seq, kind: 'rewound', op: e.data.op, mode: e.data.mode, id: e.data.turnId, turns: e.data.turns, files: e.data.code?.files ?? [] };
   }
 }

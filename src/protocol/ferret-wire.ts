@@ -100,6 +100,18 @@ export const FerretUpdateSchemas = lazySchema(() =>
       signal: z.string().optional(),
       reason: z.enum(['exited', 'killed', 'lifetime', 'session_end']),
     }),
+    /** The workspace was recorded before a turn's first change (`before`) or at its end (`after`): the turn can be undone. */
+    /** `id` is the turn's, as on turn_end; `turnId` repeats it under the name contract §10 gives. */
+    checkpoint: base('checkpoint', { id: z.string(), turnId: z.string(), stage: z.enum(['before', 'after']) }),
+    /** /undo, /redo or /rewind ran: what it took back or put back, and the files it wrote. */
+    rewound: base('rewound', {
+      op: z.enum(['undo', 'rewind', 'redo']),
+      mode: z.enum(['code', 'conversation', 'both']),
+      /** The first turn taken back (or put back). */
+      id: z.string(),
+      turns: z.number().int().nonnegative(),
+      files: z.array(z.string()),
+    }),
   }) as const,
 );
 
@@ -127,6 +139,8 @@ export const FerretUpdateSchema = lazySchema(() =>
     FerretUpdateSchemas.process_started,
     FerretUpdateSchemas.process_output,
     FerretUpdateSchemas.process_exited,
+    FerretUpdateSchemas.checkpoint,
+    FerretUpdateSchemas.rewound,
   ]),
 );
 export type FerretUpdate = z.infer<typeof FerretUpdateSchema>;

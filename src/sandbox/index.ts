@@ -18,6 +18,7 @@ export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
 export { startNetHolder, type NetHolder } from './confine/net-holder.js';
 export { adoptLiveEnviron, scrubInitialEnviron } from './confine/environ.js';
+export { withNeutralGit } from './confine/git-env.js';
 export { pidsCgroupAvailable } from './confine/cgroup.js';
 export { BACKGROUND_LIMITS, COMMAND_LIMITS } from './limits.js';
 export { detectViolation } from './confine/violation.js';

@@ -221,7 +221,7 @@ describe('acpx drives ferret from its CLI, unmodified', () => {
 
     const wire = journal(sid);
     const ups = updatesOf(wire);
-    expect(ups.filter((u) => u['sessionUpdate'] === 'available_commands_update').at(-1)?.availableCommands.map((c: Msg) => c['name'])).toEqual(['compact', 'init', 'status', 'approval', 'mode', 'model', 'reasoning']);
+    expect(ups.filter((u) => u['sessionUpdate'] === 'available_commands_update').at(-1)?.availableCommands.map((c: Msg) => c['name'])).toEqual(['compact', 'init', 'status', 'approval', 'mode', 'model', 'reasoning', 'undo', 'redo', 'rewind']);
     expect(wire.filter((m) => String(m['method'] ?? '').startsWith('_ferret/'))).toEqual([]);
     expect(wire.filter((m) => m['method'] === 'fs/read_text_file')).toEqual([]); // both writes were new files
     expect(wire.filter((m) => m['method'] === 'fs/write_text_file').map((m) => m['params'].path)).toEqual([join(env.ws, 'new.txt')]);

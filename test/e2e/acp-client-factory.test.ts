@@ -92,7 +92,7 @@ describe('acp-factory drives ferret unmodified', () => {
     const turn = await collect(session.prompt('create new.txt'));
     // The `/` menu came right after session/new, so acp-factory yields it first.
     const menu = turn.find((u) => u.sessionUpdate === 'available_commands_update') as { availableCommands: { name: string }[] } | undefined;
-    expect(menu?.availableCommands.map((c) => c.name)).toEqual(['compact', 'init', 'status', 'approval', 'mode', 'model', 'reasoning']);
+    expect(menu?.availableCommands.map((c) => c.name)).toEqual(['compact', 'init', 'status', 'approval', 'mode', 'model', 'reasoning', 'undo', 'redo', 'rewind']);
     expect(text(turn)).toBe('Creating new.txt.Done.');
     expect(readFileSync(join(env.ws, 'new.txt'), 'utf8')).toBe('new\n');
     expect(existsSync(rejected)).toBe(false);

@@ -108,7 +108,7 @@ describe('@zed-industries/agent-client-protocol 0.4.5 (the old client) drives fe
     const r = await c.conn.prompt({ sessionId: sid, prompt: [{ type: 'text', text: 'create new.txt' }] });
     expect(r.stopReason).toBe('end_turn');
     const menu = c.of(sid).find((u) => u.sessionUpdate === 'available_commands_update');
-    expect(menu?.availableCommands?.map((x) => x.name)).toEqual(['compact', 'init', 'status', 'approval', 'mode', 'model', 'reasoning']);
+    expect(menu?.availableCommands?.map((x) => x.name)).toEqual(['compact', 'init', 'status', 'approval', 'mode', 'model', 'reasoning', 'undo', 'redo', 'rewind']);
     expect(text(c.of(sid))).toBe('Creating new.txt.Done.');
     expect(readFileSync(join(env.ws, 'new.txt'), 'utf8')).toBe('new\n');
     expect(existsSync(join(env.ws, 'rejected.txt'))).toBe(false);

@@ -50,6 +50,7 @@ describe('ferret dialect: a turn with real tools', () => {
       'session_info',
       'agent_message_chunk',
       'tool_call_start',
+      'checkpoint', // the workspace, recorded before the turn's first change (docs/undo.md)
       'file_edit',
       'tool_call_end',
       'tool_call_start',
@@ -58,6 +59,7 @@ describe('ferret dialect: a turn with real tools', () => {
       'cost_update',
       'agent_message_chunk',
       'cost_update',
+      'checkpoint', // and at the turn's end
       'turn_end',
     ]);
     expect(ups[0]).toMatchObject({ kind: 'session_info', title: 'make hello.py and list' });

@@ -85,7 +85,7 @@ describe('team slash commands over the ferret dialect', () => {
     const id = s['sessionId'] as string;
     const listed = await srv.call('session/commands', { sessionId: id });
     const names = (listed['commands'] as { name: string; source: string }[]).map((c) => `${c.source}:${c.name}`);
-    expect(names).toEqual(['builtin:compact', 'builtin:init', 'builtin:status', 'builtin:approval', 'builtin:mode', 'builtin:model', 'builtin:reasoning', 'workspace:review']);
+    expect(names).toEqual(['builtin:compact', 'builtin:init', 'builtin:status', 'builtin:approval', 'builtin:mode', 'builtin:model', 'builtin:reasoning', 'builtin:undo', 'builtin:redo', 'builtin:rewind', 'workspace:review']);
 
     await srv.call('session/message', { sessionId: id, text: '/review src/a.ts' });
     await srv.call('session/message', { sessionId: id, text: '/Compact' });

@@ -117,6 +117,12 @@ export interface FerretApiClient {
   getSandbox(sessionId: string, opts?: CallOptions): Promise<ResponseOf<'getSandbox', 200>>;
   /** POST /session/:id/permission: 409 already_decided when another client answered first. */
   answerPermission(sessionId: string, permissionId: string, decision: Decision, opts?: CallOptions): Promise<Ok>;
+  /** POST /session/:id/undo: the last turn's files and conversation put back (stopReason error, with why, when refused). */
+  undoTurn(sessionId: string, body?: BodyOf<'undoTurn'>, opts?: CallOptions): Promise<ResponseOf<'undoTurn', 200>>;
+  /** POST /session/:id/redo: what the last undo or rewind took, put back. */
+  redoTurn(sessionId: string, body?: BodyOf<'redoTurn'>, opts?: CallOptions): Promise<ResponseOf<'redoTurn', 200>>;
+  /** POST /session/:id/rewind: back to before turn N (`{turn, mode, force}`); without a turn, the answer lists them. */
+  rewindTurns(sessionId: string, body?: BodyOf<'rewindTurns'>, opts?: CallOptions): Promise<ResponseOf<'rewindTurns', 200>>;
   /** GET /session/:id/bridge. */
   getBridge(sessionId: string, opts?: CallOptions): Promise<ResponseOf<'getBridge', 200>>;
   /** GET /session/:id/events (streamEvents): typed frames, resumed and deduplicated across cuts. */

@@ -67,6 +67,9 @@ export function createFerretClient({ baseUrl, token, fetch = globalThis.fetch, h
     getSandbox: (sessionId, opts) => call('GET', '/session/{id}/sandbox', { params: id(sessionId) }, opts),
     answerPermission: (sessionId, permissionId, decision, opts) =>
       call('POST', '/session/{id}/permission', { params: id(sessionId), body: { id: permissionId, decision } }, opts),
+    undoTurn: (sessionId, body = {}, opts) => call('POST', '/session/{id}/undo', { params: id(sessionId), body }, opts),
+    redoTurn: (sessionId, body = {}, opts) => call('POST', '/session/{id}/redo', { params: id(sessionId), body }, opts),
+    rewindTurns: (sessionId, body = {}, opts) => call('POST', '/session/{id}/rewind', { params: id(sessionId), body }, opts),
     getBridge: (sessionId, opts) => call('GET', '/session/{id}/bridge', { params: id(sessionId) }, opts),
     events: (sessionId, opts = {}) =>
       new FerretEventStream(`${base}/session/${encodeURIComponent(sessionId)}/events`, { ...opts, fetch, headers: { ...headers, ...(opts.headers ?? {}), ...auth } }),

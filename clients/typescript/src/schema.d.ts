@@ -363,6 +363,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/session/{id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo the last turn: its files as they were before it, and the model no longer sees it (the /undo command) */
+        post: operations["undoTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/{id}/redo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put back what the last undo or rewind took (the /redo command) */
+        post: operations["redoTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/{id}/rewind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Go back to before turn N: files, conversation or both (no turn: the turns are listed in the answer) */
+        post: operations["rewindTurns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/session/{id}/events": {
         parameters: {
             query?: never;
@@ -418,6 +469,28 @@ export interface components {
             images?: components["schemas"]["ImageInputInput"][];
             /** @description @-mentioned files or folders (the first 20 are read) */
             mentions?: components["schemas"]["MentionInputInput"][];
+        };
+        UndoBodyInput: {
+            /** @description overwrite files changed outside ferret since the checkpoint (refused without it) */
+            force?: boolean;
+            /**
+             * @description what to put back: the files, what the model sees, or both (default); ignored by redo, which puts back what its undo took
+             * @enum {string}
+             */
+            mode?: "code" | "conversation" | "both";
+        };
+        RewindBodyInput: {
+            /** @description go back to before this turn (1 = the first); absent (and no turnId): list the turns */
+            turn?: number;
+            /** @description the turn by its id (turn_start), instead of its number */
+            turnId?: string;
+            /**
+             * @description what to put back: the files, what the model sees, or both (default)
+             * @enum {string}
+             */
+            mode?: "code" | "conversation" | "both";
+            /** @description overwrite files changed outside ferret since the checkpoint */
+            force?: boolean;
         };
         PermissionAnswerInput: {
             /** @description The permission request id (permission_request.id on the stream) */
@@ -848,6 +921,27 @@ export interface components {
             signal?: string;
             /** @enum {string} */
             reason: "exited" | "killed" | "lifetime" | "session_end";
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "checkpoint";
+            id: string;
+            turnId: string;
+            /** @enum {string} */
+            stage: "before" | "after";
+        } | {
+            sessionId: string;
+            seq: number;
+            /** @constant */
+            kind: "rewound";
+            /** @enum {string} */
+            op: "undo" | "rewind" | "redo";
+            /** @enum {string} */
+            mode: "code" | "conversation" | "both";
+            id: string;
+            turns: number;
+            files: string[];
         };
         PlanEntry: {
             content: string;
@@ -2655,6 +2749,303 @@ export interface operations {
             };
             /** @description No such session, permission request or route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server could not do it (storage, internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    undoTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UndoBodyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            /** @description Invalid input (error.code invalid_params); the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused (forbidden): the Host header is not this server (DNS-rebinding guard), a cross-site browser request, or a login cookie without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such session, permission request or route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The session is busy with another turn, or the permission was already decided */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server could not do it (storage, internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redoTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UndoBodyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            /** @description Invalid input (error.code invalid_params); the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused (forbidden): the Host header is not this server (DNS-rebinding guard), a cross-site browser request, or a login cookie without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such session, permission request or route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The session is busy with another turn, or the permission was already decided */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server could not do it (storage, internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rewindTurns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RewindBodyInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnResult"];
+                };
+            };
+            /** @description Invalid input (error.code invalid_params); the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused (forbidden): the Host header is not this server (DNS-rebinding guard), a cross-site browser request, or a login cookie without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such session, permission request or route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The session is busy with another turn, or the permission was already decided */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

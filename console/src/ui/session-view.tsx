@@ -210,7 +210,7 @@ export function SessionView({ id, onUnauthorized }: { id: string; onUnauthorized
         </header>
         <Scroller version={store.version}>
           <WorkspaceRoot.Provider value={detail?.cwd}>
-            <Transcript store={store} mine={(pid) => mine.has(pid)} sent={(t) => sentHere.has(t)} retry={running ? undefined : retry} />
+            <Transcript store={store} mine={(pid) => mine.has(pid)} sent={(t) => sentHere.has(t)} retry={running ? undefined : retry} restore={(turnId) => void send(`/rewind ${turnId}`)} />
           </WorkspaceRoot.Provider>
         </Scroller>
         {pending && <PermissionPrompt p={pending} more={store.pending.length - 1} answer={answer} />}

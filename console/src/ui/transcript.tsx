@@ -22,9 +22,11 @@ interface EntryProps {
   sent: (turnId: string) => boolean;
   /** Sends a failed turn's message again. */
   retry: ((turnId: string) => void) | undefined;
+  /** Puts files and conversation back to before this request (POST /session/:id/rewind). */
+  restore?: ((turnId: string) => void) | undefined;
 }
 
-function Entry({ it, store, mine, sent, retry }: EntryProps) {
+function Entry({ it, store, mine, sent, retry, restore }: EntryProps) {
   const waiting = (id: string) => store.pending.some((p) => p.id === id);
   switch (it.kind) {
     case 'user':
@@ -34,6 +36,11 @@ function Entry({ it, store, mine, sent, retry }: EntryProps) {
             {speaker(it.origin, it.turnId !== undefined && sent(it.turnId))}
           </div>
           <div class="bubble">{it.text}</div>
+          {restore && !it.pending && it.turnId && !it.text.startsWith('/') && !store.running && (
+            <button type="button" class="restore" title="Put the files and the conversation back as they were before this request (/redo undoes it)" onClick={() => restore(it.turnId!)}>
+              Restore to here
+            </button>
+          )}
         </div>
       );
     case 'assistant':
@@ -112,12 +119,12 @@ function Entry({ it, store, mine, sent, retry }: EntryProps) {
   }
 }
 
-export function Transcript({ store, mine, sent, retry }: Omit<EntryProps, 'it'>) {
+export function Transcript({ store, mine, sent, retry, restore }: Omit<EntryProps, 'it'>) {
   return (
     <div class="transcript" role="log" aria-label="Transcript" aria-live="off">
       {store.items.length === 0 && <p class="empty">Nothing yet. Say what to do below.</p>}
       {store.items.map((it) => (
-        <Entry key={it.key} it={it} store={store} mine={mine} sent={sent} retry={retry} />
+        <Entry key={it.key} it={it} store={store} mine={mine} sent={sent} retry={retry} restore={restore} />
       ))}
     </div>
   );

@@ -41,6 +41,21 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('chimera.stop', () => c.stop()),
     vscode.commands.registerCommand('chimera.showProcesses', () => c.showProcesses()),
     vscode.commands.registerCommand('chimera.showLog', () => log.show(true)),
+    // Undo, redo and rewind are ferret's slash commands, sent as the session's next prompt: the
+    // answer (what was restored, or why it was refused) shows in the chat like any other.
+    vscode.commands.registerCommand('chimera.undo', () => c.prompt('/undo')),
+    vscode.commands.registerCommand('chimera.redo', () => c.prompt('/redo')),
+    vscode.commands.registerCommand('chimera.rewind', async () => {
+      const turn = await vscode.window.showInputBox({ title: 'Rewind to before turn…', prompt: 'The turn number (send /rewind in the chat to list them)', validateInput: (v) => (/^\d+$/.test(v.trim()) ? undefined : 'a turn number, 1 for the first') });
+      if (turn === undefined) return;
+      const modes = [
+        { label: 'both', description: 'files and conversation' },
+        { label: 'code', description: 'files only: the model still sees the turns' },
+        { label: 'conversation', description: 'conversation only: files stay as they are' },
+      ];
+      const mode = await vscode.window.showQuickPick(modes, { title: `Rewind to before turn ${turn.trim()}` });
+      if (mode) await c.prompt(`/rewind ${turn.trim()} ${mode.label}`);
+    }),
     vscode.commands.registerCommand('chimera.restartServer', () => c.restartServer()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (['chimera.command', 'chimera.args', 'chimera.env'].some((k) => e.affectsConfiguration(k))) c.settingsChanged();

@@ -1,3 +1,4 @@
+import { promises as fsp } from 'node:fs';
 import { errorText, FerretError, isFerretError, NO_BRIDGE, SESSION_ID_PATTERN, SLASH_COMMANDS, type BridgeStatus, type SessionSummary, type SlashCommand } from '../../protocol/index.js';
 import { logSkipped } from '../commands/skipped-notices.js';
 import { scanTeamCommands } from '../commands/team-commands.js';
@@ -272,6 +273,9 @@ export class SessionManager implements Sessions {
     }
     try {
       await this.deps.store.remove(id);
+      // Snapshots kept outside the session's folder (a store elsewhere) go with it too.
+      const undo = this.deps.checkpointDir?.(id);
+      if (undo !== undefined) await fsp.rm(undo, { recursive: true, force: true });
     } catch (err) {
       throw isFerretError(err) ? err : storageError(id, err);
     }

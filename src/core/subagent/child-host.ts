@@ -107,6 +107,8 @@ export class ChildHost implements TurnHost {
       case 'mode_changed':
       case 'model_changed':
       case 'reasoning_changed':
+      case 'checkpoint':
+      case 'rewound':
         return undefined;
     }
   }

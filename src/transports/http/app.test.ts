@@ -120,6 +120,9 @@ describe('GET /health and GET /openapi.json', () => {
       'POST /session/{id}/model',
       'POST /session/{id}/permission',
       'POST /session/{id}/reasoning',
+      'POST /session/{id}/redo',
+      'POST /session/{id}/rewind',
+      'POST /session/{id}/undo',
     ]);
   });
 });

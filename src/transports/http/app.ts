@@ -10,6 +10,7 @@ import { lingerOnRefusedBodies } from './linger.js';
 import { openApiPlugin } from './openapi.js';
 import { authRoutes, loginRoutes } from './routes/auth.js';
 import { controlRoutes } from './routes/control.js';
+import { undoRoutes } from './routes/undo.js';
 import { mountRoutes, type HttpMount } from './routes/mounts.js';
 import { openSessionsAhead } from './routes/open-ahead.js';
 import { healthRoute, openApiRoute } from './routes/server.js';
@@ -101,6 +102,7 @@ export async function buildApp(opts: AppOptions): Promise<{ app: ZodApp }> {
   await guarded((scope) => {
     authRoutes(scope, { token: opts.token, browser });
     controlRoutes(scope, opts);
+    undoRoutes(scope, opts);
     eventRoutes(scope, opts, subscribers, hubs);
     mountRoutes(scope, opts.mounts ?? []);
   });

@@ -146,6 +146,17 @@ export const ModelBody = z.object({ model: z.string().min(1) }).strict();
 export const ModelResult = z.object({ model: z.string() });
 export const ReasoningBody = z.object({ effort: ReasoningEffortSchema }).strict();
 export const ReasoningResult = z.object({ reasoning: ReasoningEffortSchema });
+/** /undo and /redo: `force` overwrites files changed outside ferret since the checkpoint. */
+export const UndoBody = named('UndoBody', z.object({
+  force: z.boolean().optional().describe('overwrite files changed outside ferret since the checkpoint (refused without it)'),
+  mode: z.enum(['code', 'conversation', 'both']).optional().describe('what to put back: the files, what the model sees, or both (default); ignored by redo, which puts back what its undo took'),
+}).strict());
+export const RewindBody = named('RewindBody', z.object({
+  turn: z.number().int().positive().optional().describe('go back to before this turn (1 = the first); absent (and no turnId): list the turns'),
+  turnId: z.string().regex(/^turn_[\w-]{1,64}$/).optional().describe('the turn by its id (turn_start), instead of its number'),
+  mode: z.enum(['code', 'conversation', 'both']).optional().describe('what to put back: the files, what the model sees, or both (default)'),
+  force: z.boolean().optional().describe('overwrite files changed outside ferret since the checkpoint'),
+}).strict());
 export const ApprovalBody = z.object({ preset: ApprovalPresetSchema }).strict();
 export const ApprovalResult = named('ApprovalChange', z.object({ old: ApprovalPresetSchema, new: ApprovalPresetSchema }));
 export const SandboxResult = z.object({ mode: SandboxModeSchema });

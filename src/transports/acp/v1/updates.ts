@@ -175,6 +175,11 @@ export class UpdateMapper {
         return [{ update: { sessionUpdate: 'plan', entries: e.data.entries.map((p) => ({ content: p.content, priority: p.priority, status: p.status })) } }];
       case 'session_info':
         return [{ update: { sessionUpdate: 'session_info_update', title: e.data.title, updatedAt: new Date(e.ts).toISOString() } }];
+      case 'checkpoint':
+        // ACP has no checkpoint update: an extension notification, which clients that do not know it ignore.
+        return this.ext('_ferret/checkpoint', { sessionId: e.sessionId, turnId: e.data.turnId, stage: e.data.stage });
+      case 'rewound':
+        return this.ext('_ferret/rewound', { sessionId: e.sessionId, op: e.data.op, mode: e.data.mode, turnId: e.data.turnId, turns: e.data.turns, files: e.data.code?.files ?? [] });
       case 'message': {
         // The person's images, once, from the message that keeps them (turn_start carried the text).
         const m = e.data.message;

@@ -97,6 +97,8 @@ export class IdeTranslator {
       case 'process_started':
       case 'process_output':
       case 'process_exited':
+      case 'checkpoint':
+      case 'rewound':
         return [];
     }
   }

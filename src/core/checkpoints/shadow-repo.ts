@@ -1,0 +1,147 @@
+// The workspace recorded in a private git repository: a snapshot is a commit of every file git
+// would take (the workspace's .gitignore honoured, files over a size cap left out), so equal
+// contents are stored once and an unchanged tree costs one stat per file (git's index). Restoring
+// writes exactly the files two snapshots disagree on, byte for byte, through git, which refuses
+// to write through a symlinked folder.
+import { promises as fsp } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import { git, zList, type ShadowPlace } from './git-run.js';
+
+/** A file larger than this is not recorded (and a restore leaves it as it is). */
+export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+export interface Snapshot {
+  commit: string;
+  /** Files left out for their size. */
+  skipped: string[];
+}
+
+const SETTINGS: ReadonlyArray<readonly [string, string]> = [
+  ['core.bare', 'false'],
+  ['core.autocrlf', 'false'],
+  ['core.symlinks', 'true'],
+  ['core.fileMode', 'true'],
+  ['core.quotePath', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['core.untrackedCache', 'true'],
+  ['gc.auto', '0'],
+];
+
+/** Byte-exact: no end-of-line conversion, filter, ident or encoding a workspace's .gitattributes asks for. */
+const ATTRIBUTES = '* -text -filter -ident -working-tree-encoding\n';
+
+export class ShadowRepo {
+  private ready: Promise<void> | undefined;
+  private head: string | undefined;
+  private headTree: string | undefined;
+  /** One git at a time: they share the shadow index. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly place: ShadowPlace,
+    /** Folders inside the workspace never recorded (ferret's own state, when CHIMERA_HOME is in it). */
+    private readonly leaveOut: readonly string[] = [],
+    private readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
+  ) {}
+
+  /** Creates the repository on first use. */
+  private init(): Promise<void> {
+    return (this.ready ??= (async () => {
+      const { gitDir, workTree } = this.place;
+      const made = await fsp.stat(join(gitDir, 'HEAD')).then(() => true, () => false);
+      if (!made) {
+        await fsp.mkdir(gitDir, { recursive: true, mode: 0o700 });
+        await git(this.place, ['init', '-q', '--bare', gitDir]);
+        // Written once, as text: one git per setting would cost a process each.
+        const byKey = new Map<string, [string, string][]>();
+        for (const [k, v] of SETTINGS) {
+          const [section, name] = k.split('.') as [string, string];
+          byKey.set(section, [...(byKey.get(section) ?? []), [name, v]]);
+        }
+        const text = [...byKey].map(([section, kv]) => `[${section}]\n${kv.map(([n, v]) => `\t${n} = ${v}\n`).join('')}`).join('');
+        await fsp.appendFile(join(gitDir, 'config'), text);
+      }
+      await fsp.mkdir(join(gitDir, 'info'), { recursive: true });
+      await fsp.writeFile(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
+      const out = this.leaveOut.map((d) => relative(workTree, d)).filter((r) => r && !r.startsWith('..') && !isAbsolute(r));
+      await fsp.writeFile(join(gitDir, 'info', 'exclude'), out.map((r) => `/${r.replace(/([\\*?[\]!# ])/g, '\\$1')}/\n`).join(''));
+      this.head = (await git(this.place, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1])).trim() || undefined;
+      if (this.head) this.headTree = (await git(this.place, ['rev-parse', `${this.head}^{tree}`])).trim();
+    })());
+  }
+
+  /** Runs `fn` after every step queued before it (a failed one does not stop the queue). */
+  serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Records the workspace as it is now; the same tree as the last snapshot gives the same commit. */
+  snapshot(label: string): Promise<Snapshot> {
+    return this.serial(() => this.snapshotNow(label));
+  }
+
+  /** snapshot() for a caller already inside serial(). */
+  async snapshotNow(label: string): Promise<Snapshot> {
+    await this.init();
+    // What differs from the last snapshot's index: new, changed and deleted files (stat cache first).
+    const changed = [...new Set(zList(await git(this.place, ['ls-files', '-z', '-o', '-m', '-d', '--exclude-standard'])))];
+    const take: string[] = [];
+    const skipped: string[] = [];
+    for (let i = 0; i < changed.length; i += 256) {
+      const batch = changed.slice(i, i + 256);
+      const sizes = await Promise.all(batch.map((p) => fsp.lstat(join(this.place.workTree, p)).then((s) => (s.isFile() ? s.size : 0), () => 0)));
+      batch.forEach((p, j) => {
+        // `dir/` is a nested repository: git would record a link to it, not its files.
+        if (p.endsWith('/')) return;
+        if (sizes[j]! > this.maxFileBytes) skipped.push(p);
+        else take.push(p);
+      });
+    }
+    if (take.length) await this.withPaths(take, (file) => ['add', '-A', '-f', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
+    if (skipped.length) await this.withPaths(skipped, (file) => ['rm', '-q', '--cached', '--ignore-unmatch', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
+    const tree = (await git(this.place, ['write-tree'])).trim();
+    if (this.head && tree === this.headTree) return { commit: this.head, skipped };
+    const parent = this.head ? ['-p', this.head] : [];
+    const commit = (await git(this.place, ['commit-tree', tree, ...parent, '-m', label])).trim();
+    // Every snapshot stays reachable from HEAD (each is the next one's parent), so nothing is pruned.
+    await git(this.place, ['update-ref', 'HEAD', commit]);
+    this.head = commit;
+    this.headTree = tree;
+    return { commit, skipped };
+  }
+
+  /** Paths whose contents differ between two snapshots. */
+  async changedBetween(a: string, b: string): Promise<string[]> {
+    await this.init();
+    if (a === b) return [];
+    return zList(await git(this.place, ['diff-tree', '-r', '-z', '--name-only', '--no-renames', a, b]));
+  }
+
+  /**
+   * Puts `paths` as they are in snapshot `to`: written byte-exact with their mode, or removed where
+   * `to` has none. The shadow index must hold the workspace as it is now (take a snapshot first).
+   */
+  restore(to: string, paths: readonly string[]): Promise<void> {
+    return this.serial(() => this.restoreNow(to, paths));
+  }
+
+  /** restore() for a caller already inside serial(). */
+  async restoreNow(to: string, paths: readonly string[]): Promise<void> {
+    await this.init();
+    if (paths.length === 0) return;
+    await this.withPaths(paths, (file) => ['checkout', '-q', '--no-overlay', to, `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
+  }
+
+  /** Runs git with a NUL-separated list of paths in a file (no argument list is ever too long). */
+  private async withPaths(paths: readonly string[], args: (file: string) => string[]): Promise<void> {
+    const file = join(this.place.gitDir, `paths-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    await fsp.writeFile(file, paths.join('\0') + '\0');
+    try {
+      await git(this.place, args(file));
+    } finally {
+      await fsp.rm(file, { force: true });
+    }
+  }
+}

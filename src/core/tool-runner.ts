@@ -203,8 +203,9 @@ async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ende
   if (gated !== 'allowed' && gated !== 'allowed-by-person') return gated;
   // A cancel that landed while the call was being judged (or waited its turn) must not let it start.
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
-  // The turn's first change records the workspace first, so /undo can put it back.
-  if (mayChangeFiles(tool.kind)) await beforeChange(host, run.turnId);
+  // The turn's first change records the workspace first, so /undo can put it back (a command the
+  // classifier judged read-only, like a tool that reads, changes nothing and waits for no snapshot).
+  if (mayChangeFiles(tool.kind) && !j.decision.readOnly) await beforeChange(host, run.turnId);
   host.emit({ type: 'tool_call_running', data: { callId: call.id } });
   const files = j.readsKept ? nodeFiles : run.files;
   const out: ToolOutcome = await tool.run(j.placedArgs, { ...context(host, { ...run, files }, tool, j.placedExtras), repoMetadataWritable: gated === 'allowed-by-person' && j.decision.repoMetadata === 'ordinary' });

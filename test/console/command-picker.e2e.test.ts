@@ -57,7 +57,7 @@ describe('the console `/` picker (Chromium)', () => {
     await page.keyboard.type('/');
     const picker = page.locator('#command-picker');
     await picker.waitFor();
-    expect(await picker.locator('.command-name').allInnerTexts()).toEqual(['/compact', '/init', '/status', '/approval', '/mode', '/model', '/reasoning', '/review', '/standup']);
+    expect(await picker.locator('.command-name').allInnerTexts()).toEqual(['/compact', '/init', '/status', '/approval', '/mode', '/model', '/reasoning', '/undo', '/redo', '/rewind', '/review', '/standup']);
     // Only the files are marked: the workspace's as the team's, $CHIMERA_HOME's as the person's.
     expect(await picker.locator('li', { hasText: '/review' }).locator('.command-source').innerText()).toBe('team');
     expect(await picker.locator('li', { hasText: '/standup' }).locator('.command-source').innerText()).toBe('yours');
@@ -70,7 +70,7 @@ describe('the console `/` picker (Chromium)', () => {
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
     expect(await picker.locator('li.active .command-name').innerText()).toBe('/standup');
-    expect(await box.getAttribute('aria-activedescendant')).toBe('command-8');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('command-11');
     await page.screenshot({ path: join(SHOTS, 'commands.png') });
     if (process.env['FERRET_COMMANDS_SHOT']) await page.screenshot({ path: process.env['FERRET_COMMANDS_SHOT'] });
 

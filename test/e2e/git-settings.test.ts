@@ -69,7 +69,10 @@ describe("git's executable settings, end to end", () => {
       expect(String(r['output'])).toMatch(/\[exit code \d+\]/);
       expect(String(r['output'])).not.toContain('MARKER-RAN');
     }
-    expect(String(ends[0]!['output'])).toContain("safe.bareRepository is 'explicit'");
+    // The first command's own result (read-only calls run side by side and may end in any order).
+    const firstId = ups.find((u) => u['kind'] === 'tool_call_start')!['id'];
+    const first = ups.find((u) => u['kind'] === 'tool_call_end' && u['id'] === firstId)!['result'] as Json;
+    expect(String(first['output'])).toContain("safe.bareRepository is 'explicit'");
     expect(String(ends.at(-1)!['output'] ?? '')).not.toContain('MARKER-RAN');
     expect(existsSync(marker)).toBe(false);
   }, 60_000);

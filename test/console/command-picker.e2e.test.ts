@@ -76,8 +76,8 @@ describe('the console `/` picker (Chromium)', () => {
 
     // Typing narrows it; Esc closes it without touching the text.
     await page.keyboard.type('re');
-    expect(await picker.locator('.command-name').allInnerTexts()).toEqual(['/reasoning', '/review']);
-    await page.keyboard.press('ArrowDown');
+    expect(await picker.locator('.command-name').allInnerTexts()).toEqual(['/reasoning', '/redo', '/rewind', '/review']);
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
     expect(await picker.locator('li.active').innerText()).toMatch(/\/review\s*<path>\s*Review a file for bugs\s*team/);
     expect((await axe(page)).map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     await page.keyboard.press('Escape');

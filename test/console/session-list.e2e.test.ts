@@ -51,26 +51,26 @@ describe('the console session list: search, rename, delete (Chromium)', () => {
     expect(await rows.count()).toBe(2);
 
     await page.locator('input[name=search]').fill('parser');
-    await page.waitForFunction(() => document.querySelectorAll('table.sessions tbody tr').length === 1);
+    await page.waitForFunction("document.querySelectorAll('table.sessions tbody tr').length === 1");
     expect(await rows.first().getAttribute('data-session')).toBe(ids[0]);
     await page.locator('input[name=search]').fill('nothing like this');
-    await page.getByText('No session matches').waitFor();
+    await page.locator('p', { hasText: 'No session matches' }).waitFor();
     await page.locator('input[name=search]').fill('');
 
     const first = page.locator(`tr[data-session="${ids[0]}"]`);
-    await first.getByRole('button', { name: /^Rename/ }).click();
-    const input = first.getByRole('textbox', { name: /New title/ });
+    await first.locator('button[aria-label^="Rename"]').click();
+    const input = first.locator('input[aria-label^="New title"]');
     expect(await input.inputValue()).toBe('fix the parser bug');
     await input.fill('Parser: last token dropped');
     await page.screenshot({ path: join(SHOTS, 'session-list.png') });
     if (process.env['FERRET_LIST_SHOT']) await page.screenshot({ path: process.env['FERRET_LIST_SHOT'] });
     await page.keyboard.press('Enter');
-    await first.getByRole('link', { name: 'Parser: last token dropped' }).waitFor({ timeout: 5000 });
+    await first.locator('a', { hasText: 'Parser: last token dropped' }).waitFor({ timeout: 5000 });
     expect((await api(url, 'GET', `/session/${ids[0]}`)).body['title']).toBe('Parser: last token dropped');
 
     const second = page.locator(`tr[data-session="${ids[1]}"]`);
-    page.once('dialog', (d) => void d.accept());
-    await second.getByRole('button', { name: /^Delete/ }).click();
+    page.on('dialog', (d) => void d.accept());
+    await second.locator('button[aria-label^="Delete"]').click();
     await second.waitFor({ state: 'detached', timeout: 5000 });
     expect((await api(url, 'GET', `/session/${ids[1]}`)).status).toBe(404);
     expect(pageErrors).toEqual([]);

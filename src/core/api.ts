@@ -100,6 +100,8 @@ export interface SessionHandle {
   cancel(): boolean;
   respondPermission(requestId: string, decision: Decision, by: string): void;
   setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset };
+  /** A person's title for the session (emits `session_info`); answers the title as kept (one line, trimmed). */
+  rename(title: string): string;
   setMode(mode: AgentMode): AgentMode;
   /** Refuses a model that cannot run (unknown id, bad scripted file, no key) before it is set. */
   setModel(model: string): string;
@@ -154,6 +156,7 @@ export interface CommandAnswers {
   setModel: string;
   setReasoning: ReasoningEffort;
   setApproval: { old: ApprovalPreset; new: ApprovalPreset };
+  rename: string;
   close: null;
 }
 

@@ -13,6 +13,14 @@ export const AdditionalDirectoriesSchema = lazySchema(() =>
 );
 
 /** The small summary kept beside each log, so listing never reads whole logs. */
+/** A title a person gives a session (rename): one line, trimmed, 1–200 characters. */
+export const SessionTitleSchema = lazySchema(() =>
+  z
+    .string()
+    .transform((t) => t.replace(/\s+/g, ' ').trim())
+    .pipe(z.string().min(1, 'the title is empty').max(200, 'the title is longer than 200 characters')),
+);
+
 export const SessionMetaSchema = lazySchema(() =>
   z.object({
     sessionId: z.string(),

@@ -234,7 +234,8 @@ export type FleetCall =
   | { sessionId: string; op: 'setMode'; mode: 'code' | 'plan' }
   | { sessionId: string; op: 'setModel'; model: string }
   | { sessionId: string; op: 'setReasoning'; effort: 'minimal' | 'low' | 'medium' | 'high' }
-  | { sessionId: string; op: 'setApproval'; preset: 'suggest' | 'auto' | 'full-auto' };
+  | { sessionId: string; op: 'setApproval'; preset: 'suggest' | 'auto' | 'full-auto' }
+  | { sessionId: string; op: 'rename'; title: string };
 
 /** A session another server writes, as this one follows it. */
 export interface FollowerLog extends SessionLog {

@@ -88,7 +88,8 @@ export interface paths {
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a session: its title in every list; clients following it get session_info */
+        patch: operations["renameSession"];
         trace?: never;
     };
     "/session/{id}/close": {
@@ -491,6 +492,10 @@ export interface components {
             mode?: "code" | "conversation" | "both";
             /** @description overwrite files changed outside ferret since the checkpoint */
             force?: boolean;
+        };
+        SessionRenameInput: {
+            /** @description The new title: one line, 1–200 characters after trimming */
+            title: string;
         };
         PermissionAnswerInput: {
             /** @description The permission request id (permission_request.id on the stream) */
@@ -1461,6 +1466,107 @@ export interface operations {
             };
             /** @description The body is not application/json (unsupported_media_type) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server could not do it (storage, internal) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renameSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionRenameInput"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        title: string;
+                    };
+                };
+            };
+            /** @description Invalid input (error.code invalid_params); the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong bearer token (unauthorized) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused (forbidden): the Host header is not this server (DNS-rebinding guard), a cross-site browser request, or a login cookie without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such session, permission request or route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json (unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The model cannot run here: unknown id (model_unavailable) or no API key (auth_required) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

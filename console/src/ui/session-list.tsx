@@ -3,6 +3,7 @@ import { api, errorText } from '../api.js';
 import { APPROVALS, MODES, type ModelList, type SessionSummary } from '../types.js';
 import { ago, usd } from './format.js';
 import { usePolling } from './hooks.js';
+import { matchesSearch, SessionRowActions } from './session-row-actions.js';
 
 interface Created {
   sessionId: string;
@@ -91,6 +92,8 @@ export function SessionList() {
   const [models, setModels] = useState<ModelList | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [now, setNow] = useState(Date.now());
+  const [query, setQuery] = useState('');
+  const [tick, setTick] = useState(0);
   usePolling(
     async () => {
       try {
@@ -103,8 +106,9 @@ export function SessionList() {
       setNow(Date.now());
     },
     2000,
-    [],
+    [tick],
   );
+  const shown = sessions?.filter((s) => matchesSearch(s, query));
   useEffect(() => {
     api<ModelList>('GET', '/models').then(setModels, () => undefined);
   }, []);
@@ -119,10 +123,16 @@ export function SessionList() {
       )}
       <section class="card" aria-labelledby="list-title">
         <h2 id="list-title">All sessions</h2>
-        {sessions === undefined ? (
+        <label class="field search">
+          <span>Search</span>
+          <input type="search" name="search" value={query} placeholder="title, folder, model or id" onInput={(e) => setQuery(e.currentTarget.value)} />
+        </label>
+        {sessions === undefined || shown === undefined ? (
           <p>Loading…</p>
         ) : sessions.length === 0 ? (
           <p>No session yet.</p>
+        ) : shown.length === 0 ? (
+          <p>No session matches “{query}”.</p>
         ) : (
           <div class="table-wrap" tabIndex={0} role="region" aria-label="Session table">
             <table class="sessions">
@@ -138,10 +148,11 @@ export function SessionList() {
                     Cost
                   </th>
                   <th scope="col">Active</th>
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
-                {sessions.map((s) => (
+                {shown.map((s) => (
                   <tr key={s.sessionId} data-session={s.sessionId}>
                     <td>
                       <span class={`pill ${s.status === 'running' ? 'pill-running' : 'pill-idle'}`}>{s.status}</span>
@@ -163,6 +174,9 @@ export function SessionList() {
                       <time dateTime={s.updatedAt} title={s.updatedAt}>
                         {ago(s.updatedAt, now)}
                       </time>
+                    </td>
+                    <td>
+                      <SessionRowActions s={s} changed={() => setTick((t) => t + 1)} />
                     </td>
                   </tr>
                 ))}

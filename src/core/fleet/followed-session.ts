@@ -153,6 +153,9 @@ export class FollowedSession implements LiveSession {
   setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset } {
     return this.current.setApproval(preset);
   }
+  rename(title: string): string {
+    return this.current.rename(title);
+  }
   setMode(mode: AgentMode): AgentMode {
     return this.current.setMode(mode);
   }

@@ -1,4 +1,4 @@
-import { checkImages, FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type SessionEvent, type TurnResult } from '../../protocol/index.js';
+import { checkImages, FerretError, SessionTitleSchema, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type SessionEvent, type TurnResult } from '../../protocol/index.js';
 import type { FleetCall, FleetSeam, FollowerLog } from '../../store/session-store.js';
 import type { QueuedTurnOptions, StartedTurn, TurnOptions } from '../api.js';
 import { checkModel } from '../model-check.js';
@@ -199,6 +199,14 @@ export class RemoteSession extends SessionBase implements LiveSession {
   setApproval(preset: ApprovalPreset): { old: ApprovalPreset; new: ApprovalPreset } {
     void this.remote({ sessionId: this.id, op: 'setApproval', preset });
     return { old: this.body.st.approval, new: preset };
+  }
+
+  rename(title: string): string {
+    // Checked here too, so a bad title is refused before it crosses the fleet.
+    const parsed = SessionTitleSchema.safeParse(title);
+    if (!parsed.success) throw new FerretError('invalid_params', `title: ${parsed.error.issues[0]?.message ?? 'not a title'}`, { field: 'title' });
+    void this.remote({ sessionId: this.id, op: 'rename', title: parsed.data });
+    return parsed.data;
   }
 
   setMode(mode: AgentMode): AgentMode {

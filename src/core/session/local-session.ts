@@ -1,4 +1,4 @@
-import { checkImages, errorText, FerretError, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
+import { checkImages, errorText, FerretError, SessionTitleSchema, type AgentMode, type ReasoningEffort, type ApprovalPreset, type Decision, type EventDraft, type EventOf, type FileAccess, type SessionEvent, type TurnResult } from '../../protocol/index.js';
 import type { LogMark, SessionLog } from '../../store/session-store.js';
 import type { Tool, ToolOutcome } from '../../tools/define.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -265,6 +265,15 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     const old = this.body.st.approval;
     this.emit({ type: 'approval_changed', data: { old, new: preset } });
     return { old, new: preset };
+  }
+
+  rename(title: string): string {
+    const parsed = SessionTitleSchema.safeParse(title);
+    if (!parsed.success) throw new FerretError('invalid_params', `title: ${parsed.error.issues[0]?.message ?? 'not a title'}`, { field: 'title' });
+    const kept = parsed.data;
+    if (kept !== this.body.st.title) this.emit({ type: 'session_info', data: { title: kept } });
+    this.saveMeta(); // the session list shows the new title at once
+    return kept;
   }
 
   setMode(mode: AgentMode): AgentMode {

@@ -40,5 +40,7 @@ export async function runCommand(s: Written, call: Exclude<SessionCommand, { op:
       return s.setReasoning(call.effort);
     case 'setApproval':
       return s.setApproval(call.preset);
+    case 'rename':
+      return s.rename(call.title);
   }
 }

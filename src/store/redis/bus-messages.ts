@@ -19,6 +19,7 @@ const FleetCallSchema: z.ZodType<FleetCall> = z.discriminatedUnion('op', [
   z.object({ sessionId, op: z.literal('setModel'), model: z.string().min(1).max(500) }).strict(),
   z.object({ sessionId, op: z.literal('setReasoning'), effort: z.enum(['minimal', 'low', 'medium', 'high']) }).strict(),
   z.object({ sessionId, op: z.literal('setApproval'), preset: z.enum(['suggest', 'auto', 'full-auto']) }).strict(),
+  z.object({ sessionId, op: z.literal('rename'), title: z.string().min(1).max(200) }).strict(),
 ]);
 
 const from = z.string().regex(INSTANCE_ID);

@@ -157,6 +157,8 @@ export const RewindBody = named('RewindBody', z.object({
   mode: z.enum(['code', 'conversation', 'both']).optional().describe('what to put back: the files, what the model sees, or both (default)'),
   force: z.boolean().optional().describe('overwrite files changed outside ferret since the checkpoint'),
 }).strict());
+export const RenameBody = named('SessionRename', z.object({ title: z.string().describe('The new title: one line, 1–200 characters after trimming') }).strict());
+export const RenameResult = z.object({ title: z.string() });
 export const ApprovalBody = z.object({ preset: ApprovalPresetSchema }).strict();
 export const ApprovalResult = named('ApprovalChange', z.object({ old: ApprovalPresetSchema, new: ApprovalPresetSchema }));
 export const SandboxResult = z.object({ mode: SandboxModeSchema });

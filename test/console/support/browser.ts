@@ -112,6 +112,7 @@ export interface Page {
   on(event: 'pageerror', f: (e: Error) => void): void;
   on(event: 'request', f: (r: Request) => void): void;
   on(event: 'response', f: (r: Response) => void): void;
+  on(event: 'dialog', f: (d: { accept(text?: string): Promise<void>; dismiss(): Promise<void> }) => void): void;
   close(): Promise<void>;
 }
 

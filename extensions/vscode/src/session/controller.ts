@@ -89,7 +89,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     const server = await this.ensureServer();
     if (!server) return;
     const cwd = workspaceCwd()!;
-    const id = sessionId ?? (await pickSession(server.agent, cwd, this.ctx.workspaceState));
+    const id = sessionId ?? (await pickSession(server.agent, cwd, this.ctx.workspaceState, server.ferret?.methods?.includes('_ferret/session/rename') === true));
     if (!id) return;
     await this.chat.reveal();
     this.show(id, []);

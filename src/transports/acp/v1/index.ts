@@ -10,7 +10,7 @@ import { configOptions, META_NS, sessionMeta, sessionSetup } from './session-con
 import { SessionLink } from './session-link.js';
 
 /** Ferret-only methods, advertised under `agentCapabilities._meta["ferret.dev"]`. */
-const EXT_METHODS = ['_ferret/setApproval', '_ferret/status', '_ferret/bridgeStatus'];
+const EXT_METHODS = ['_ferret/setApproval', '_ferret/session/rename', '_ferret/status', '_ferret/bridgeStatus'];
 /** Ferret-only notifications; a client gets those it lists in `clientCapabilities._meta["ferret.dev"].notifications`. */
 const EXT_NOTIFICATIONS = [
   '_ferret/notice',
@@ -236,6 +236,10 @@ class AcpV1Dialect implements Dialect {
       case '_ferret/setApproval': {
         const p = parseParams(P.setApproval, params);
         return this.session(p.sessionId).setApproval(oneOf(ApprovalPresetSchema, p.preset, 'preset'));
+      }
+      case '_ferret/session/rename': {
+        const p = parseParams(P.rename, params);
+        return { title: this.session(p.sessionId).rename(p.title) };
       }
       case '_ferret/status': {
         const p = parseParams(P.session, params);

@@ -55,4 +55,5 @@ export const P = {
   setMode: lazySchema(() => z.object({ sessionId: SessionId, modeId: z.string().min(1) }).loose()),
   setConfigOption: lazySchema(() => z.object({ sessionId: SessionId, configId: z.string().min(1), value: z.union([z.string(), z.boolean()]) }).loose()),
   setApproval: lazySchema(() => z.object({ sessionId: SessionId, preset: z.string() }).loose()),
+  rename: lazySchema(() => z.object({ sessionId: SessionId, title: z.string() }).loose()),
 };

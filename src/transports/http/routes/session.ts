@@ -12,6 +12,8 @@ import {
   Ok,
   PromptList,
   PromptsQuery,
+  RenameBody,
+  RenameResult,
   SessionDescription,
   SessionDetail,
   SessionList,
@@ -76,6 +78,17 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
     await m.delete(req.params.id);
     return { ok: true as const };
   });
+
+  app.patch('/session/:id', {
+    schema: {
+      operationId: 'renameSession',
+      tags: ['sessions'],
+      summary: "Rename a session: its title in every list; clients following it get session_info",
+      params: SessionParams,
+      body: RenameBody,
+      response: { 200: RenameResult, ...sessionErrors, ...errors(400, 415, 422, 503) },
+    },
+  }, async (req) => ({ title: await m.command(req.params.id, { op: 'rename', title: req.body.title }) }));
 
   app.post('/session/:id/close', {
     schema: {

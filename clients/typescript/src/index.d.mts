@@ -105,6 +105,8 @@ export interface FerretApiClient {
   forkSession(sessionId: string, opts?: CallOptions): Promise<ResponseOf<'forkSession', 201>>;
   /** Deletes the session for good (409 session_busy while it runs a turn). */
   deleteSession(sessionId: string, opts?: CallOptions): Promise<Ok>;
+  /** A new title (one line, 1–200 characters); every client's list shows it. */
+  renameSession(sessionId: string, title: string, opts?: CallOptions): Promise<ResponseOf<'renameSession', 200>>;
   /** POST /session/:id/mode. */
   setMode(sessionId: string, mode: Mode, opts?: CallOptions): Promise<ResponseOf<'setMode', 200>>;
   /** POST /session/:id/model: 422 model_unavailable / auth_required when it cannot run here. */

@@ -60,6 +60,7 @@ export function createFerretClient({ baseUrl, token, fetch = globalThis.fetch, h
     closeSession: (sessionId, opts) => call('POST', '/session/{id}/close', { params: id(sessionId) }, opts),
     forkSession: (sessionId, opts) => call('POST', '/session/{id}/fork', { params: id(sessionId) }, opts),
     deleteSession: (sessionId, opts) => call('DELETE', '/session/{id}', { params: id(sessionId) }, opts),
+    renameSession: (sessionId, title, opts) => call('PATCH', '/session/{id}', { params: id(sessionId), body: { title } }, opts),
     setMode: (sessionId, mode, opts) => call('POST', '/session/{id}/mode', { params: id(sessionId), body: { mode } }, opts),
     setModel: (sessionId, model, opts) => call('POST', '/session/{id}/model', { params: id(sessionId), body: { model } }, opts),
     setReasoning: (sessionId, effort, opts) => call('POST', '/session/{id}/reasoning', { params: id(sessionId), body: { effort } }, opts),

@@ -108,6 +108,7 @@ describe('GET /health and GET /openapi.json', () => {
       'GET /session/{id}/events',
       'GET /session/{id}/prompts',
       'GET /session/{id}/sandbox',
+      'PATCH /session/{id}',
       'POST /auth/login',
       'POST /auth/logout',
       'POST /session',

@@ -9,6 +9,8 @@ import { spawnBackground } from './spawner.js';
 
 /** How long the call waits for first output (or an early exit) before answering. */
 const FIRST_LOOK_MS = 500;
+/** How often a running background process's workspace is swept for what the host would run. */
+const BACKGROUND_SWEEP_MS = 1000;
 
 export async function startBackground(command: string, bwrap: string | undefined, ctx: ToolContext): Promise<ToolOutcome> {
   const table = ctx.processes;
@@ -41,8 +43,24 @@ export async function startBackground(command: string, bwrap: string | undefined
   };
   child.stdout.on('data', deliver('stdout'));
   child.stderr.on('data', deliver('stderr'));
+  // While it runs, what it makes that the host would run (a nested .git with a hostile config, a
+  // hook) is moved aside every second, not only when it ends: the person, an editor's git
+  // extension or a later call would otherwise meet it for the process's whole lifetime.
+  let sweeping = false;
+  const sweepNow = async () => {
+    if (!scan || sweeping) return;
+    sweeping = true;
+    try {
+      for (const m of await sweepWorkspace(ctx.facts, scan, startedAt).catch(() => [])) for (const l of listeners) l('stderr', `\n[sandbox: ${m.reason}]\n`);
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweeper = scan ? setInterval(() => void sweepNow(), BACKGROUND_SWEEP_MS) : undefined;
+  sweeper?.unref();
   const done = (async () => {
     const r = await child;
+    clearInterval(sweeper);
     await spawn.end(); // whatever it started that left its group (its cgroup)
     spawn.release();
     // What it made that the host would run (under workspace-write) is moved aside, as after any call.

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents } from '../support/eventlog.mjs';
@@ -34,6 +34,30 @@ const outputs = (ups: Json[]) => ups.filter((u) => u['kind'] === 'tool_call_end'
 
 describe('background processes (stdio, ferret dialect)', () => {
   const { env, start } = ferretPerTest();
+
+  it('a repository with a hostile config that a running background process makes is moved aside while it still runs', async () => {
+    const marker = `ferret-bg-sweep-${process.pid}-${Date.now()}`;
+    const model = writeScript(env.home, 'model.json', {
+      responses: [
+        {
+          toolCalls: [
+            { name: 'bash', arguments: { command: `mkdir -p sub && cd sub && git init -q && git config core.fsmonitor 'touch PWNED; false' && exec -a ${marker} sleep 60`, background: true } },
+          ],
+        },
+        { chunks: ['started'] },
+      ],
+    });
+    const srv = start(['--model', `scripted:${model}`, '--approval', 'full-auto', '--sandbox', 'workspace-write']);
+    const id = (await srv.call('session/new', {}))['sessionId'] as string;
+    await srv.call('session/message', { sessionId: id, text: 'start it' });
+    expect(pgrep(marker).length).toBeGreaterThan(0); // still running
+    const end = Date.now() + 5000;
+    while (existsSync(join(env.ws, 'sub', '.git', 'config')) && Date.now() < end) await sleep(100);
+    expect(existsSync(join(env.ws, 'sub', '.git', 'config'))).toBe(false);
+    expect(pgrep(marker).length).toBeGreaterThan(0); // moved aside without waiting for the process to end
+    await srv.close(); // the server stopping ends its processes
+    expect(await gone(marker)).toEqual([]);
+  }, 30_000);
 
   it('a server started in the background answers a curl from a later call; its output is read; process_kill stops it; a write outside stays blocked', async () => {
     // A private port per run: the session's namespace is its own, but pgrep looks at the whole machine.

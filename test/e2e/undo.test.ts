@@ -183,3 +183,35 @@ describe('undo and redo over ACP v1 (official SDK client), in a folder that is n
     expectBefore(t.env.ws);
   });
 });
+
+describe('undo of what a subagent wrote', () => {
+  const { env, startHttp } = ferretPerTest();
+
+  it("the task call's turn is recorded before the child runs, so /undo puts back the child's writes and commands", async () => {
+    mkdirSync(join(env.ws, '.ferret', 'agents'), { recursive: true });
+    writeFileSync(join(env.ws, '.ferret', 'agents', 'writer.md'), '---\ndescription: Writes things\ntools: write_file, bash\n---\nWrite it.\n');
+    writeFileSync(join(env.ws, 'keep.txt'), 'original\n');
+    const model = join(env.home, 'model.json');
+    writeFileSync(
+      model,
+      JSON.stringify({
+        responses: [{ toolCalls: [{ name: 'task', arguments: { description: 'write', prompt: 'write the files', agent: 'writer' } }] }, { chunks: ['Done.'] }],
+        subagents: {
+          writer: [
+            { toolCalls: [{ name: 'write_file', arguments: { path: 'sub.txt', content: 'by the child\n' } }, { name: 'bash', arguments: { command: 'echo changed > keep.txt' } }] },
+            { chunks: ['Wrote them.'] },
+          ],
+        },
+      }),
+    );
+    const { url } = await startHttp(['--model', `scripted:${model}`, '--approval', 'full-auto'], { FERRET_SERVER_TOKEN: TOKEN });
+    const id = (await api(url, 'POST', '/session', {}, TOKEN)).body['sessionId'] as string;
+    expect((await api(url, 'POST', `/session/${id}/message`, { text: 'delegate it' }, TOKEN)).body).toMatchObject({ stopReason: 'end_turn' });
+    expect(readFileSync(join(env.ws, 'sub.txt'), 'utf8')).toBe('by the child\n');
+    expect(readFileSync(join(env.ws, 'keep.txt'), 'utf8')).toBe('changed\n');
+    const undo = await api(url, 'POST', `/session/${id}/undo`, {}, TOKEN);
+    expect(undo.body).toMatchObject({ stopReason: 'end_turn' });
+    expect(existsSync(join(env.ws, 'sub.txt'))).toBe(false);
+    expect(readFileSync(join(env.ws, 'keep.txt'), 'utf8')).toBe('original\n');
+  });
+});

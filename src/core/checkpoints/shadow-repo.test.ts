@@ -47,6 +47,26 @@ describe('the shadow repository', () => {
     expect(existsSync(join(ws, 'c.md'))).toBe(false);
   });
 
+  it('a tracked folder replaced by a symlink is recorded (not a git error) and undone, with nothing written through the link', async () => {
+    const ws = fresh('ws');
+    const outside = fresh('outside');
+    writeFileSync(join(outside, 'f'), 'victim\n');
+    const repo = new ShadowRepo(place(ws, fresh('store')));
+    mkdirSync(join(ws, 'd'));
+    writeFileSync(join(ws, 'd', 'f'), 'v1\n');
+    const before = await repo.snapshot('before');
+    rmSync(join(ws, 'd'), { recursive: true });
+    symlinkSync(outside, join(ws, 'd'));
+    const after = await repo.snapshot('after');
+    const changed = await repo.changedBetween(after.commit, before.commit);
+    expect(changed.sort()).toEqual(['d', 'd/f']);
+    await repo.snapshot('now');
+    await repo.restore(before.commit, changed);
+    expect(statSync(join(ws, 'd')).isDirectory()).toBe(true);
+    expect(readFileSync(join(ws, 'd', 'f'), 'utf8')).toBe('v1\n');
+    expect(readFileSync(join(outside, 'f'), 'utf8')).toBe('victim\n');
+  });
+
   it('honours .gitignore, leaves out big files and the user .git, and never touches the user repository', async () => {
     const ws = fresh('ws');
     userGit(ws, 'init', '-q');

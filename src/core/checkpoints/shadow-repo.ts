@@ -89,8 +89,11 @@ export class ShadowRepo {
     const changed = [...new Set(zList(await git(this.place, ['ls-files', '-z', '-o', '-m', '-d', '--exclude-standard'])))];
     const take: string[] = [];
     const skipped: string[] = [];
+    // A tracked file under a folder that became a symlink is gone from the workspace; `git add`
+    // refuses such a path ("beyond a symbolic link"), so it leaves the index by `rm --cached`.
+    const beyond = await beyondSymlink(this.place.workTree, changed);
     for (let i = 0; i < changed.length; i += 256) {
-      const batch = changed.slice(i, i + 256);
+      const batch = changed.slice(i, i + 256).filter((p) => !beyond.has(p));
       const sizes = await Promise.all(batch.map((p) => fsp.lstat(join(this.place.workTree, p)).then((s) => (s.isFile() ? s.size : 0), () => 0)));
       batch.forEach((p, j) => {
         // `dir/` is a nested repository: git would record a link to it, not its files.
@@ -100,6 +103,7 @@ export class ShadowRepo {
       });
     }
     if (take.length) await this.withPaths(take, (file) => ['add', '-A', '-f', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
+    if (beyond.size) await this.withPaths([...beyond], (file) => ['rm', '-q', '--cached', '--ignore-unmatch', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
     if (skipped.length) await this.withPaths(skipped, (file) => ['rm', '-q', '--cached', '--ignore-unmatch', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
     const tree = (await git(this.place, ['write-tree'])).trim();
     if (this.head && tree === this.headTree) return { commit: this.head, skipped };
@@ -144,4 +148,30 @@ export class ShadowRepo {
       await fsp.rm(file, { force: true });
     }
   }
+}
+
+/** The paths (relative to root) one of whose folders is now a symlink (or no folder at all). */
+async function beyondSymlink(root: string, paths: readonly string[]): Promise<Set<string>> {
+  const folderOk = new Map<string, Promise<boolean>>();
+  const isRealFolder = (rel: string): Promise<boolean> => {
+    let p = folderOk.get(rel);
+    if (!p) {
+      p = fsp.lstat(join(root, rel)).then((st) => st.isDirectory(), () => true); // a missing folder: plain deletion, `add -A` takes it
+      folderOk.set(rel, p);
+    }
+    return p;
+  };
+  const out = new Set<string>();
+  await Promise.all(
+    paths.map(async (p) => {
+      const parts = p.split('/').slice(0, -1);
+      for (let i = 1; i <= parts.length; i++) {
+        if (!(await isRealFolder(parts.slice(0, i).join('/')))) {
+          out.add(p);
+          return;
+        }
+      }
+    }),
+  );
+  return out;
 }

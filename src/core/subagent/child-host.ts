@@ -44,7 +44,11 @@ export class ChildHost implements TurnHost {
     // Read live from the parent: a subagent never has more room than the session it serves.
     for (const k of ['mode', 'sandbox', 'approval'] as const) Object.defineProperty(st, k, { get: () => o.parent.state[k], enumerable: true });
     this.state = st;
-    this.deps = o.deps;
+    // No checkpoints of its own: the parent's turn recorded the workspace before the task ran (one
+    // shadow repository, one writer) and records it again when that turn ends.
+    const deps: SessionDeps = { ...o.deps };
+    delete deps.checkpointDir;
+    this.deps = deps;
     // The system prompt is fixed for the child's life; the parent's environment facts are reused.
     // Its key always matches (a getter), so a mode the person changes mid-task never swaps in the parent's prompt.
     this.promptMemo = { text: o.systemPrompt, instructionChars: 0, ...(o.parent.promptMemo.env ? { env: o.parent.promptMemo.env } : {}) };

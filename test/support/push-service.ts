@@ -95,7 +95,7 @@ export async function startPushService(): Promise<PushService> {
       if (sub.gone) return void res.writeHead(410).end();
       try {
         if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error(`Content-Encoding ${req.headers['content-encoding']}`);
-        if (!/^\d+$/.test(req.headers['ttl'] ?? '')) throw new Error(`TTL ${req.headers['ttl']}`);
+        if (!/^\d+$/.test(String(req.headers['ttl'] ?? ''))) throw new Error(`TTL ${req.headers['ttl']}`);
         const { key, claims } = verifyVapid(req.headers.authorization, origin);
         const body = Buffer.concat(chunks);
         const text = decryptPush(body, sub.ecdh.getPrivateKey(), sub.auth).toString('utf8');

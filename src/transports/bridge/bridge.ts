@@ -21,6 +21,8 @@ export interface BridgeOptions {
   sandbox: SandboxMode;
   ideSchema: boolean;
   heartbeatMs?: number;
+  /** VAPID's contact for push services (FERRET_PUSH_SUBJECT). */
+  pushSubject?: string | undefined;
 }
 
 export interface Bridge {
@@ -117,6 +119,7 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
     manager: opts.manager,
     home: opts.home,
     logger: log,
+    ...(opts.pushSubject ? { subject: opts.pushSubject } : {}),
     connected: (device) => [...peers.values()].some((p) => p.ready && p.device === device),
   });
 

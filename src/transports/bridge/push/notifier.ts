@@ -49,7 +49,7 @@ function messageFor(e: SessionEvent): { msg: PushMessage; everyone: boolean } | 
 /** Starts listening; the returned function stops. */
 export function startPushNotifier(opts: PushNotifierOptions): () => void {
   const log = opts.logger.child({ part: 'push' });
-  const subject = opts.subject ?? process.env['FERRET_PUSH_SUBJECT'] ?? 'mailto:ferret@example.invalid';
+  const subject = opts.subject ?? 'mailto:ferret@example.invalid';
   const deliver = async (msg: PushMessage, everyone: boolean): Promise<void> => {
     const id = loadIdentity(opts.home);
     const targets = id.devices.filter((d) => d.push && (everyone || !opts.connected(d.id)));

@@ -15,8 +15,8 @@ export function readBridgeStatus(raw: unknown): BridgeStatus | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const r = raw as Record<string, unknown>;
   if (typeof r['attached'] !== 'boolean') return undefined;
-  const str = (k: string) => (typeof r[k] === 'string' ? (r[k] as string) : null);
-  const num = (k: string) => (typeof r[k] === 'number' ? (r[k] as number) : 0);
+  const str = (k: string) => (typeof r[k] === 'string' ? r[k] : null);
+  const num = (k: string) => (typeof r[k] === 'number' ? r[k] : 0);
   return { attached: r['attached'], relay: str('relay'), pairingUrl: str('pairingUrl'), devices: num('devices'), lastError: str('lastError'), reconnects: num('reconnects') };
 }
 

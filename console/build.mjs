@@ -1,6 +1,6 @@
 // Builds the web console (docs/console.md) into dist/console/, which the HTTP server serves at /:
 //   console/src/main.tsx → assets/console.js (one minified ES module, Preact bundled in)
-//   console/styles.css, favicon.svg → assets/;  console/index.html → index.html
+//   console/styles.css, favicon.svg → assets/;  console/index.html → index.html; console/sw.js → sw.js
 // rolldown only strips types (`npm run typecheck` checks console/ with console/tsconfig.json).
 // `npm run build` runs it; quiet unless something is wrong.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -24,3 +24,5 @@ await build({
 copyFileSync(join(here, 'index.html'), join(out, 'index.html'));
 copyFileSync(join(here, 'styles.css'), join(out, 'assets/console.css'));
 copyFileSync(join(here, 'favicon.svg'), join(out, 'assets/favicon.svg'));
+// At the root, so its scope is the whole console (Web Push, docs/cloud-bridge.md).
+copyFileSync(join(here, 'sw.js'), join(out, 'sw.js'));

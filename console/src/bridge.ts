@@ -21,6 +21,11 @@ function stored(): Stored | undefined {
   }
 }
 
+let current: BridgeTunnel | undefined;
+
+/** The tunnel when this page is a bridged console (Web Push is offered only then). */
+export const bridgeTunnel = (): BridgeTunnel | undefined => current;
+
 /** Routes the page's fetch through the bridge when this page is a bridged console; false otherwise (served by ferret itself). */
 export function installBridge(): boolean {
   const link = parsePairingLink(location.href);
@@ -39,5 +44,6 @@ export function installBridge(): boolean {
   // The secret must not stay in the address bar, the history or a screenshot.
   if (link) history.replaceState(null, '', `${location.pathname}#/`);
   globalThis.fetch = tunnel.fetch;
+  current = tunnel;
   return true;
 }

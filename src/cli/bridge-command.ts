@@ -25,7 +25,7 @@ export function bridgeCommand(action: string, arg: string | undefined, home: str
   if (action === 'devices') {
     const { devices } = loadIdentity(home);
     if (devices.length === 0) out('no paired devices\n');
-    for (const d of devices) out(`${d.id}\t${d.name}\tpaired ${d.pairedAt}\n`);
+    for (const d of devices) out(`${d.id}\t${d.name}\tpaired ${d.pairedAt}${d.push ? '\tnotifications on' : ''}\n`);
     return 0;
   }
   if (action === 'revoke') {

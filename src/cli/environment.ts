@@ -22,6 +22,8 @@ export interface Environment {
   logLevel: string | undefined;
   /** FERRET_SERVER_TOKEN: the Bearer token for HTTP. */
   serverToken: string | undefined;
+  /** FERRET_PUSH_SUBJECT: VAPID's contact (mailto: or https:) sent to push services with Web Push. */
+  pushSubject: string | undefined;
   /** FERRET_FLEET_SECRET: what the servers of a fleet share to trust each other's messages in Redis (config.json `fleet.secret` otherwise). */
   fleetSecret: string | undefined;
   /** FERRET_LEASE_TTL_MS (300 or more). */
@@ -59,6 +61,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     home: chimeraHome(vars),
     logLevel: vars['FERRET_LOG_LEVEL'],
     serverToken: vars['FERRET_SERVER_TOKEN'] || undefined,
+    pushSubject: vars['FERRET_PUSH_SUBJECT'] || undefined,
     fleetSecret: vars['FERRET_FLEET_SECRET'] || undefined,
     leaseTtlMs: Number.isFinite(leaseTtl) && leaseTtl >= 300 ? leaseTtl : undefined,
     maxOpenLogs: maxOpenLogs !== undefined && Number.isInteger(maxOpenLogs) ? maxOpenLogs : undefined,

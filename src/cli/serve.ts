@@ -93,7 +93,7 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
 
   if (relay !== undefined) {
     const [{ startBridge }, { terminalQr }] = await Promise.all([import('../transports/bridge/bridge.js'), import('./qr.js')]);
-    const bridge = await startBridge({ relay, home: env.home, manager, logger, version: VERSION, sandbox: opts.sandbox, ideSchema: opts.ideSchema });
+    const bridge = await startBridge({ relay, home: env.home, manager, logger, version: VERSION, sandbox: opts.sandbox, ideSchema: opts.ideSchema, pushSubject: env.pushSubject });
     core.reportBridge(() => bridge.status());
     closers.push(() => bridge.close());
     // stderr, never stdout (the ACP channel): one line a script can find, then the code to scan.

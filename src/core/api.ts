@@ -1,4 +1,4 @@
-import type { BridgeStatus, ImageInput, AgentMode, ReasoningEffort, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionMeta, SessionSummary, SlashCommand, TurnResult } from '../protocol/index.js';
+import type { BridgeStatus, ImageInput, AgentMode, ReasoningEffort, ApprovalPreset, Decision, FileAccess, McpServerSpec, SandboxMode, SessionEvent, SessionMeta, SessionSummary, SlashCommand, TurnResult } from '../protocol/index.js';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { StoreStatus } from '../store/session-store.js';
 import type { FleetCall } from '../store/session-store.js';
@@ -200,6 +200,8 @@ export interface Sessions {
   storeStatus(): StoreStatus;
   /** The cloud bridge's state, as the CLI's bridge reports it (NO_BRIDGE when none runs). */
   bridgeStatus(): BridgeStatus;
+  /** Listens to every live event of the sessions this server writes (no replay); unsubscribes when called. */
+  observe(listener: (event: SessionEvent) => void): () => void;
   /** Keeps a fold for sessions created or loaded from now on. */
   useFold(fold: SessionFold): void;
   /** This server's name in its fleet (undefined: a single server). */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Credential, ModelChoice } from '../providers/catalog.js';
 import type { ModelResolver } from '../providers/resolve.js';
 import type { ToolSpec } from '../providers/provider.js';
-import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess, ReasoningEffort } from '../protocol/index.js';
+import type { AgentMode, ApprovalPreset, Decision, EventDraft, EventOf, FileAccess, ReasoningEffort, SessionEvent } from '../protocol/index.js';
 import type { HostFacts, RuleSet } from '../sandbox/index.js';
 import type { AuditStore } from '../store/audit-store.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -25,6 +25,8 @@ export interface SessionDeps {
   store: SessionStore;
   /** Folds the core keeps at every seq for the transports (the SSE IDE-frame counters). */
   folds?: readonly SessionFold[];
+  /** Told of every event a session of this server writes, live (never a replay): Web Push and the like. */
+  observers?: Set<(event: SessionEvent) => void>;
   resolver: ModelResolver;
   /** The built-in tools (after loadTools, when given: a turn awaits it first). */
   tools: ToolRegistry;

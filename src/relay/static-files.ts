@@ -30,11 +30,13 @@ export function defaultConsoleDir(): string | undefined {
   return [resolve(here, '../console'), resolve(here, '../../dist/console')].find((d) => existsSync(join(d, 'index.html')));
 }
 
-/** URL path → file: `/` is index.html, the rest under /assets/. */
+/** URL path → file: `/` is index.html, `/sw.js` the service worker, the rest under /assets/. */
 export function loadStatic(dir: string | undefined): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   if (!dir) return files;
   files.set('/', { body: readFileSync(join(dir, 'index.html')), type: TYPES['.html']! });
+  // The service worker for Web Push sits at the root: its scope is the path it is served from.
+  if (existsSync(join(dir, 'sw.js'))) files.set('/sw.js', { body: readFileSync(join(dir, 'sw.js')), type: TYPES['.js']! });
   const assets = join(dir, 'assets');
   if (existsSync(assets)) {
     for (const name of readdirSync(assets)) {

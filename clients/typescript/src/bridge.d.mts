@@ -43,5 +43,15 @@ export declare class BridgeTunnel {
   /** The paired device, once known. */
   readonly device: BridgeDevice | undefined;
   readonly fetch: FetchLike;
+  /** ferret's VAPID public key (base64url), the browser's applicationServerKey; known once connected. */
+  readonly pushKey: string | undefined;
+  /** Turns Web Push on for this device (a PushSubscription or its JSON), or off with null; rejects with ferret's reason. */
+  setPush(subscription: PushSubscriptionLike | null): Promise<void>;
   close(): void;
+}
+
+/** What a browser's PushSubscription.toJSON() gives. */
+export interface PushSubscriptionLike {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
 }

@@ -181,6 +181,7 @@ export class BridgeTunnel {
             this.opts.onDevice?.(this.device);
           }
           if (msg.t === 'paired' || msg.t === 'ready') {
+            if (typeof msg.push === 'string') this.pushKey = msg.push;
             settled = true;
             this.conn = conn;
             resolve(conn);
@@ -261,6 +262,29 @@ export class BridgeTunnel {
       conn.streams.set(id, entry);
       signal?.addEventListener('abort', onAbort, { once: true });
       void this.post(conn, { t: 'req', id, method, path: url.pathname + url.search, headers, ...(body !== undefined ? { body } : {}) });
+    });
+  }
+
+  /**
+   * Turns Web Push on for this device (a PushSubscription, or its toJSON()), or off with null.
+   * Resolves when ferret kept it; rejects with ferret's reason (a bad endpoint or key).
+   * `pushKey` (ferret's VAPID public key, base64url) is known once connected.
+   */
+  async setPush(subscription) {
+    const conn = await this.connect();
+    const id = this.nextId++;
+    const sub = subscription && typeof subscription.toJSON === 'function' ? subscription.toJSON() : subscription;
+    return new Promise((resolve, reject) => {
+      conn.streams.set(id, {
+        on: (msg) => {
+          if (msg.t !== 'pushed') return;
+          conn.streams.delete(id);
+          if (msg.ok) resolve();
+          else reject(new Error(`bridge: ${msg.error}`));
+        },
+        fail: reject,
+      });
+      void this.post(conn, { t: 'push', id, subscription: sub });
     });
   }
 

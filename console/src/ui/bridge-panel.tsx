@@ -4,6 +4,7 @@
 // console's script, past its budget in docs/console.md.)
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { NotifyToggle } from './notify-toggle.js';
 
 interface BridgeStatus {
   attached: boolean;
@@ -52,6 +53,7 @@ export function BridgePanel({ sessionId }: { sessionId: string }) {
           </>
         )}
       </dl>
+      <NotifyToggle />
       {status.pairingUrl && (
         <details>
           <summary>Pair a device</summary>

@@ -4,6 +4,7 @@ import { PendingEdits } from './edits/pending-edits.js';
 import { EditReview } from './edits/review.js';
 import { ChimeraController } from './session/controller.js';
 import { chatAction } from './ui/chat-actions.js';
+import { BridgeStatusBar } from './ui/bridge-status.js';
 import { ChatViewProvider } from './ui/chat-view.js';
 import { askRejectReason } from './ui/reject-reason.js';
 
@@ -32,8 +33,12 @@ export function activate(context: vscode.ExtensionContext): void {
   const c = new ChimeraController(context, log, chat, pending, review);
   controller = c;
   c.restorePending();
+  const bridge = new BridgeStatusBar(() => c.bridgeStatus());
+  c.onSession = () => void bridge.refresh();
   context.subscriptions.push(
     log,
+    bridge,
+    vscode.commands.registerCommand('chimera.pairDevice', () => bridge.pair()),
     review,
     chat,
     vscode.commands.registerCommand('chimera.startSession', () => c.startSession()),

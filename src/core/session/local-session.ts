@@ -113,6 +113,7 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     this.log.append(event);
     b.lastActive = event.ts;
     b.bus.publish(event);
+    if (b.deps.observers) for (const o of b.deps.observers) observe(o, event, b.deps.logger);
     return event as EventOf<E['type']>;
   }
 
@@ -330,4 +331,13 @@ async function drained(log: SessionLog, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([log.drain().catch(() => undefined), new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
   clearTimeout(timer);
+}
+
+/** An observer's failure is its own: logged, never the session's. */
+function observe(o: (event: SessionEvent) => void, event: SessionEvent, logger: { error(obj: object, msg: string): void }): void {
+  try {
+    o(event);
+  } catch (err) {
+    logger.error({ err, type: event.type }, 'an event observer failed');
+  }
 }

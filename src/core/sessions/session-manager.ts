@@ -396,6 +396,16 @@ export class SessionManager implements Sessions {
     if (!folds.some((f) => f.name === fold.name)) (folds as SessionFold[]).push(fold);
   }
 
+  /**
+   * Listens to every event the sessions this server writes emit from now on, whichever session
+   * and whether or not it is in memory yet; it holds no session in memory. Unsubscribes when called.
+   */
+  observe(listener: (event: SessionEvent) => void): () => void {
+    const observers = (this.deps.observers ??= new Set());
+    observers.add(listener);
+    return () => observers.delete(listener);
+  }
+
   /** Whether any session runs a turn now. */
   get running(): boolean {
     for (const s of this.live.values()) if (s.status === 'running') return true;

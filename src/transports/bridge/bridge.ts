@@ -8,7 +8,8 @@ import type { SandboxMode, Sessions } from '../../core/index.js';
 import { decodeRelayFrame, encodeRelayFrame, pairingUrl, RELAY_OP, type BridgeStatus } from '../../protocol/index.js';
 import { Dialer } from './dialer.js';
 import { HttpTunnel } from './http-tunnel.js';
-import { addDevice, identityPath, loadIdentity, rememberRelay, routeOf, type BridgeIdentity } from './identity.js';
+import { addDevice, identityPath, loadIdentity, rememberRelay, routeOf, setDevicePush, vapidKeys, type BridgeIdentity } from './identity.js';
+import { startPushNotifier } from './push/notifier.js';
 import { Peer } from './peer.js';
 
 export interface BridgeOptions {
@@ -20,6 +21,8 @@ export interface BridgeOptions {
   sandbox: SandboxMode;
   ideSchema: boolean;
   heartbeatMs?: number;
+  /** VAPID's contact for push services (FERRET_PUSH_SUBJECT). */
+  pushSubject?: string | undefined;
 }
 
 export interface Bridge {
@@ -57,6 +60,12 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
         identity = loadIdentity(opts.home);
         log.info({ device: d.id, name: d.name }, 'bridge: a device paired');
         return { id: d.id, key: d.key };
+      },
+      pushKey: () => vapidKeys(opts.home).publicKey,
+      setPush: (device, sub) => {
+        setDevicePush(opts.home, device, sub);
+        identity = loadIdentity(opts.home);
+        log.info({ device, on: sub !== null }, 'bridge: a device turned notifications ' + (sub ? 'on' : 'off'));
       },
       tunnel,
       send: (frame) => dialer.send(encodeRelayFrame(RELAY_OP.data, cid, frame)),
@@ -105,6 +114,15 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
     }
   });
 
+  // Web Push while nobody watches: a device counts as watching while it has a ready connection.
+  const stopPush = startPushNotifier({
+    manager: opts.manager,
+    home: opts.home,
+    logger: log,
+    ...(opts.pushSubject ? { subject: opts.pushSubject } : {}),
+    connected: (device) => [...peers.values()].some((p) => p.ready && p.device === device),
+  });
+
   dialer.start();
   return {
     status: () => ({
@@ -116,6 +134,7 @@ export async function startBridge(opts: BridgeOptions): Promise<Bridge> {
       reconnects: dialer.reconnects,
     }),
     close: async () => {
+      stopPush();
       unwatchFile(path);
       dialer.close();
       for (const p of peers.values()) p.close();

@@ -6,16 +6,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { newVapidKeys } from './push/vapid.js';
 
-const DeviceSchema = z.object({ id: z.string(), name: z.string(), key: z.string(), pairedAt: z.string() });
+/** A browser's Web Push subscription (push/): where its push service takes messages, and its keys. */
+const PushSubscriptionSchema = z.object({ endpoint: z.string(), keys: z.object({ p256dh: z.string(), auth: z.string() }) });
+const DeviceSchema = z.object({ id: z.string(), name: z.string(), key: z.string(), pairedAt: z.string(), push: PushSubscriptionSchema.optional() });
 const IdentitySchema = z.object({
   v: z.literal(1),
   routeKey: z.string().min(40),
   pairing: z.string().min(40),
   relay: z.string().optional(),
+  /** ferret's VAPID key pair for Web Push, made the first time a device asks for notifications. */
+  vapid: z.object({ publicKey: z.string(), privateKey: z.string() }).optional(),
   devices: z.array(DeviceSchema),
 });
 export type BridgeDevice = z.infer<typeof DeviceSchema>;
+export type StoredPushSubscription = z.infer<typeof PushSubscriptionSchema>;
 export type BridgeIdentity = z.infer<typeof IdentitySchema>;
 
 export const identityPath = (home: string): string => join(home, 'ferret', 'bridge.json');
@@ -86,4 +92,26 @@ export function rememberRelay(home: string, relay: string): BridgeIdentity {
   const next = { ...id, relay };
   saveIdentity(home, next);
   return next;
+}
+
+/** ferret's VAPID keys, made and kept on first use. */
+export function vapidKeys(home: string): { publicKey: string; privateKey: string } {
+  const id = loadIdentity(home);
+  if (id.vapid) return id.vapid;
+  const vapid = newVapidKeys();
+  saveIdentity(home, { ...id, vapid });
+  return vapid;
+}
+
+/** Keeps (or, with null, forgets) a device's push subscription. False when the device is unknown. */
+export function setDevicePush(home: string, deviceId: string, push: StoredPushSubscription | null): boolean {
+  const id = loadIdentity(home);
+  if (!id.devices.some((d) => d.id === deviceId)) return false;
+  const devices = id.devices.map((d) => {
+    if (d.id !== deviceId) return d;
+    const { push: _old, ...rest } = d;
+    return push ? { ...rest, push } : rest;
+  });
+  saveIdentity(home, { ...id, devices });
+  return true;
 }

@@ -3,10 +3,13 @@
 // every frame is sealed (crypto.ts). A pairing connection must first send {t:'pair', name} and
 // gets its device key back ({t:'paired'}); a device connection sends {t:'hi'} and gets {t:'ready'}.
 // Then {t:'req'} → {t:'head'}, {t:'data'}…, {t:'end'}; {t:'abort'} ends a request early.
+// {t:'push', id, subscription} (or null) turns this device's Web Push on (off) → {t:'pushed', id};
+// `paired` and `ready` carry ferret's VAPID public key (`push`) for the browser to subscribe with.
 // Anything that does not decrypt, arrives out of order or does not parse closes the connection.
 import { z } from 'zod';
 import { directionKey, FrameRefused, fromB64url, newNonce, Opener, Sealer, b64url, NONCE_BYTES } from './crypto.js';
 import type { HttpTunnel } from './http-tunnel.js';
+import { PushSubscriptionInput } from './push/sender.js';
 
 const Hello = z.object({
   v: z.literal(1),
@@ -27,6 +30,8 @@ const Inner = z.discriminatedUnion('t', [
     body: z.string().optional(),
   }),
   z.object({ t: z.literal('abort'), id: z.number().int().nonnegative() }),
+  // Validated apart (pushed answers a bad one with its reason, the connection stays).
+  z.object({ t: z.literal('push'), id: z.number().int().nonnegative(), subscription: z.unknown() }),
 ]);
 
 /** What a peer asks of the bridge: keys, a new device, the tunnel. */
@@ -34,6 +39,10 @@ export interface PeerHost {
   /** The key for a hello, or undefined to refuse it (an unknown or revoked device). */
   keyFor(kind: 'pair' | 'device', device: string | undefined): Buffer | undefined;
   pairDevice(name: string): { id: string; key: string };
+  /** ferret's VAPID public key, for the browser's applicationServerKey. */
+  pushKey(): string;
+  /** Keeps (null: forgets) a device's push subscription. */
+  setPush(device: string, subscription: PushSubscriptionInput | null): void;
   tunnel: HttpTunnel;
   send(frame: Buffer): void;
   /** Ends the connection at the relay (refused or done). */
@@ -85,10 +94,10 @@ export class Peer {
         const d = this.host.pairDevice(m.name);
         this.device = d.id;
         this.authed = true;
-        this.post({ t: 'paired', device: d.id, key: d.key });
+        this.post({ t: 'paired', device: d.id, key: d.key, push: this.host.pushKey() });
       } else if (m.t === 'hi' && this.kind === 'device') {
         this.authed = true;
-        this.post({ t: 'ready' });
+        this.post({ t: 'ready', push: this.host.pushKey() });
       } else throw new FrameRefused(`a ${this.kind} connection must open with ${this.kind === 'pair' ? 'pair' : 'hi'}`);
       return;
     }
@@ -107,6 +116,15 @@ export class Peer {
         },
       );
       this.requests.set(id, cancel);
+    } else if (m.t === 'push') {
+      const parsed = m.subscription === null ? { success: true as const, data: null } : PushSubscriptionInput.safeParse(m.subscription);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        this.post({ t: 'pushed', id: m.id, ok: false, error: `subscription.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` });
+      } else {
+        this.host.setPush(this.device!, parsed.data);
+        this.post({ t: 'pushed', id: m.id, ok: true });
+      }
     } else if (m.t === 'abort') {
       this.requests.get(m.id)?.();
       this.requests.delete(m.id);

@@ -38,6 +38,8 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   private readonly answered = new Set<string>();
   /** chimera.* settings changed while a turn ran: restart once it ends. */
   private stale = false;
+  /** A session is shown (the bridge's status bar item asks its state at once). */
+  onSession: (() => void) | undefined;
   /** dispose() began: the window is closing or reloading. */
   private closing = false;
   /** Typed during a turn: sent, in order, when it ends (Stop drops them). */
@@ -149,6 +151,12 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.model.setQueued(this.queue);
     if (next !== undefined && !failed) void this.prompt(next);
     else if (next !== undefined) this.dropQueue('the turn failed');
+  }
+
+  /** ferret's `_ferret/bridgeStatus` for this window's session; undefined with no server or session. */
+  async bridgeStatus(): Promise<unknown> {
+    if (!this.server?.alive || !this.sessionId) return undefined;
+    return this.server.agent.request('_ferret/bridgeStatus', { sessionId: this.sessionId });
   }
 
   /** Chimera: Show Background Processes: what the agent started in this session, running ones first. */
@@ -293,6 +301,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   private show(sessionId: string, config: acp.SessionConfigOption[]): void {
     this.sessionId = sessionId;
+    this.onSession?.();
     this.model.reset(sessionId, config);
     for (const e of this.pending.list()) this.model.setReview(e.path, 'pending');
     this.noteOrphans();

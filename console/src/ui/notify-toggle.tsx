@@ -1,0 +1,78 @@
+// "Notify me": Web Push for this browser, offered in the Remote access panel of a console opened
+// through the bridge. It registers the service worker (/sw.js), subscribes with ferret's VAPID
+// key and hands the subscription to ferret through the encrypted tunnel, never to the relay.
+// ferret then pushes when a permission waits or a turn ends with no console open (docs/cloud-bridge.md).
+import { useEffect, useState } from 'preact/hooks';
+import { bridgeTunnel } from '../bridge.js';
+
+type State = 'unknown' | 'off' | 'on' | 'busy' | 'blocked';
+
+const supported = (): boolean => 'serviceWorker' in navigator && 'PushManager' in globalThis && 'Notification' in globalThis;
+
+async function current(): Promise<PushSubscription | null> {
+  const reg = await navigator.serviceWorker.getRegistration('/');
+  return (await reg?.pushManager.getSubscription()) ?? null;
+}
+
+async function turnOn(): Promise<void> {
+  const tunnel = bridgeTunnel();
+  if (!tunnel?.pushKey) throw new Error('not connected to ferret yet; try again in a moment');
+  if ((await Notification.requestPermission()) !== 'granted') throw new Error('notifications are blocked for this site in the browser settings');
+  const reg = await navigator.serviceWorker.register('/sw.js', { scope: '/' });
+  await navigator.serviceWorker.ready;
+  // A subscription made for another key (a new ferret identity) cannot carry ours.
+  const old = await reg.pushManager.getSubscription();
+  if (old) await old.unsubscribe();
+  const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: tunnel.pushKey });
+  await tunnel.setPush(sub.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } });
+}
+
+async function turnOff(): Promise<void> {
+  await bridgeTunnel()?.setPush(null);
+  await (await current())?.unsubscribe();
+}
+
+export function NotifyToggle() {
+  const [state, setState] = useState<State>('unknown');
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    if (!bridgeTunnel() || !supported()) return;
+    if (Notification.permission === 'denied') setState('blocked');
+    else void current().then((s) => setState(s ? 'on' : 'off'), () => setState('off'));
+  }, []);
+  if (!bridgeTunnel() || !supported() || state === 'unknown') return null;
+  const flip = (on: boolean) => {
+    setState('busy');
+    setError(undefined);
+    (on ? turnOn() : turnOff()).then(
+      () => setState(on ? 'on' : 'off'),
+      (err: unknown) => {
+        setError(err instanceof Error ? err.message : String(err));
+        setState(Notification.permission === 'denied' ? 'blocked' : on ? 'off' : 'on');
+      },
+    );
+  };
+  return (
+    <div class="notify" data-notify={state}>
+      {state === 'on' ? (
+        <button type="button" onClick={() => flip(false)}>
+          Stop notifications
+        </button>
+      ) : (
+        <button type="button" disabled={state === 'busy' || state === 'blocked'} onClick={() => flip(true)}>
+          Notify me
+        </button>
+      )}
+      <p class="hint">
+        {state === 'blocked'
+          ? 'Notifications are blocked for this site in the browser settings.'
+          : 'A notification when ferret waits for your answer, or finishes while this console is closed. It says which session, never what it does.'}
+      </p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

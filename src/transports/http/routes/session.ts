@@ -86,7 +86,7 @@ export function sessionRoutes(app: ZodApp, ctx: HttpContext): void {
       summary: "Rename a session: its title in every list; clients following it get session_info",
       params: SessionParams,
       body: RenameBody,
-      response: { 200: RenameResult, ...sessionErrors, ...errors(400, 415, 422, 503) },
+      response: { 200: RenameResult, ...sessionErrors, ...errors(400, 413, 415, 422, 503) },
     },
   }, async (req) => ({ title: await m.command(req.params.id, { op: 'rename', title: req.body.title }) }));
 

@@ -4,11 +4,11 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 
 // The console ships inside the build (npm run build → dist/console) and loads nothing from the
-// network. Its budget (docs/console.md): everything the page loads at most 32 KB gzipped, the
+// network. Its budget (docs/console.md): everything the page loads at most 40 KB gzipped, the
 // script at most 80 KB minified.
 
 const DIST = resolve(import.meta.dirname, '../../dist/console');
-const BUDGET_GZIP = 32 * 1024;
+const BUDGET_GZIP = 40 * 1024;
 const BUDGET_JS = 80 * 1024;
 const gz = (b: Buffer) => gzipSync(b, { level: 9 }).length;
 

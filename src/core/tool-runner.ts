@@ -205,8 +205,8 @@ async function settle(host: TurnHost, run: ToolCallRun, j: Judged): Promise<Ende
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
   // The turn's first change records the workspace first, so /undo can put it back (a command the
   // classifier judged read-only, like a tool that reads, changes nothing and waits for no snapshot).
-  // A task's subagent may write too (when its agent and the policy allow): the turn records first.
-  if ((mayChangeFiles(tool.kind) && !j.decision.readOnly) || tool.id === 'task') await beforeChange(host, run.turnId);
+  // A tool that delegates writes (a task's subagent) records first too.
+  if ((mayChangeFiles(tool.kind) && !j.decision.readOnly) || tool.delegatesWrites) await beforeChange(host, run.turnId);
   host.emit({ type: 'tool_call_running', data: { callId: call.id } });
   const files = j.readsKept ? nodeFiles : run.files;
   const out: ToolOutcome = await tool.run(j.placedArgs, { ...context(host, { ...run, files }, tool, j.placedExtras), repoMetadataWritable: gated === 'allowed-by-person' && j.decision.repoMetadata === 'ordinary' });

@@ -91,6 +91,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   schema: S;
   kind: ToolKind;
   effect: ToolEffect;
+  /** Its run may change files although its kind does not say so (task: a subagent may write). */
+  delegatesWrites?: true;
   /**
    * Names of the arguments that are file paths. Each one given is resolved once, checked by the
    * sandbox before any approval is asked, and replaced by its checked real path before `run`.

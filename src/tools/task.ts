@@ -42,6 +42,7 @@ export function taskTool(agents: readonly AgentSummary[] = []): Tool {
     description: describe(agents),
     schema: Schema,
     kind: 'think',
+    delegatesWrites: true,
     // The call itself touches nothing: each of the child's calls is judged (and asked about) on its own.
     effect: 'read',
     approval: async (args) => ({ key: `task:${args.agent ?? 'default'}` }),

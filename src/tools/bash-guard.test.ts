@@ -170,6 +170,50 @@ describe('a command cannot leave new metadata behind', () => {
     expect(r.violations.map((v) => v.path).sort()).toEqual([join(ws, '.vscode'), join(ws, 'sub', '.git')]);
   });
 
+  // The same makers once the guard's folder index trusts its watch (dir-index.ts): the scan
+  // after the command lstats only what the watch reported, and must still find each of them.
+  describe('in a tree the folder watch already vouches for', () => {
+    let k = 0;
+    const warmTree = async (): Promise<string> => {
+      const ws = join(base, `warm-${k++}`);
+      for (let i = 0; i < 40; i++) mkdirSync(join(ws, 'lib', `m${i}`, 'src'), { recursive: true });
+      mkdirSync(join(ws, 'a', 'b', 'c'), { recursive: true });
+      mkdirSync(join(ws, 'sub'));
+      // Older than the racy window (dir-index.ts): 100 ms where times are finer than a millisecond.
+      const fine = lstatSync(ws).ctimeMs % 1 !== 0;
+      await new Promise((r) => setTimeout(r, fine ? 250 : 2600));
+      for (let i = 0; i < 3; i++) expect((await bash(ws, 'true')).status).toBe('completed');
+      const index = host.workspace(ws).dirIndex?.index;
+      expect(index?.watched).toBe(true);
+      expect(index?.checks).toBeLessThan(5); // the root and what the command itself touched
+      return ws;
+    };
+    it.each(makers)('deep down by %s', async (_m, f) => {
+      const ws = await warmTree();
+      const r = await bash(ws, f('a/b/c'));
+      expect(metaEntries(ws)).toEqual([]);
+      expect(r.status).toBe('failed');
+      // And inside a folder with its mtime set back after the fact.
+      const r2 = await bash(ws, `mkdir -p lib/m7/src/x/.git/hooks && touch -d 2001-01-01 lib/m7/src/x lib/m7/src lib/m7`);
+      expect(r2.status).toBe('failed');
+      expect(metaEntries(ws)).toEqual([]);
+    });
+    it('staged by one command and renamed into place by the next', async () => {
+      const ws = await warmTree();
+      expect((await bash(ws, 'mkdir -p lib/m3/src/staged/hooks')).status).toBe('completed');
+      await new Promise((r) => setTimeout(r, 1500));
+      const r = await bash(ws, 'mv lib/m3/src/staged lib/m3/src/.git');
+      expect(r.status).toBe('failed');
+      expect(metaEntries(ws)).toEqual([]);
+    });
+    it('a folder swapped in from outside the workspace, holding a repository', async () => {
+      const ws = await warmTree();
+      const r = await bash(ws, 'mkdir -p /tmp/evil/x && git init -q /tmp/evil/x/y && mv lib/m5 /tmp/old && mv /tmp/evil lib/m5');
+      expect(r.status).toBe('failed');
+      expect(metaEntries(ws)).toEqual([]);
+    });
+  });
+
   it('leaves no placeholder behind, and ordinary writes still work', async () => {
     const ws = join(base, `plain-${n++}`);
     mkdirSync(ws);

@@ -6,12 +6,26 @@
 // (only the clock can, and the sandbox has no CAP_SYS_TIME). A folder changed in the same clock
 // tick as it was read would keep its ctime: such a folder is "racy" (git's word for the same
 // problem in its index) and read again at every refresh until its ctime is safely older.
+//
+// With a folder watch (folder-watch.ts), most folders are not even lstat-ed: a folder is
+// *trusted* once an inotify watch sits on exactly the folder the index read (same device and
+// inode) and its ctime has not moved between that read and the watch. A trusted folder is read
+// again only when its watch reports an event; every other folder is checked as above. A folder
+// can only move by a change in its parent (an event there, or a parent that is itself checked),
+// so when a parent is read again its known subfolders' identities are checked too. When events
+// may have been lost (see folder-watch.ts), a refresh checks every folder as if none were trusted.
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
+import type { FolderWatch } from './folder-watch.js';
 import { lstatOrUndefined } from './real-path.js';
 
 /** A ctime this close to the moment the folder was read may hide a later change in the same tick (coarse clocks: 1–2 s on some file systems). */
 const RACY_MS = 2500;
+/**
+ * The same where the file system keeps sub-millisecond times (ext4, xfs, btrfs, tmpfs): there a
+ * ctime is the kernel's coarse clock, at most a scheduler tick (≤ 10 ms) behind the time read.
+ */
+const RACY_FINE_MS = 100;
 
 interface Folder {
   /** Identity when read. */
@@ -22,6 +36,10 @@ interface Folder {
   subdirs: string[];
   /** `.git` entries directly in this folder: path → dev:ino. */
   git: Map<string, string>;
+  /** A watch sits on this very folder and nothing changed since it was read: skipped unless the watch reports. */
+  trusted: boolean;
+  /** The watch budget is spent: checked by lstat at every refresh, never watched. */
+  unwatched?: boolean;
 }
 
 export interface IndexOptions {
@@ -31,6 +49,8 @@ export interface IndexOptions {
   skipPaths: ReadonlySet<string>;
   /** At most this many folders are held (breadth first). */
   maxDirs: number;
+  /** The process's folder watch; without it every refresh lstats every folder. */
+  watch?: FolderWatch | undefined;
 }
 
 function statOf(dir: string): Stats | undefined | 'unreadable' {
@@ -48,11 +68,27 @@ export class DirIndex {
   rootNames: readonly string[] | undefined;
   /** Listings read by the latest refresh (the root's is always among them). */
   reads = 0;
+  /** Folders lstat-ed by the latest refresh. */
+  checks = 0;
+  /** Whether the latest refresh could rely on the watch (no events possibly lost). */
+  watched = false;
+  private readonly id: number | undefined;
+  /** Folders to watch, and watches to close, at the next flush. */
+  private readonly toWatch = new Set<string>();
+  private readonly toClose = new Set<string>();
+  private running: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly root: string,
     private readonly opts: IndexOptions,
-  ) {}
+  ) {
+    this.id = opts.watch?.register();
+  }
+
+  /** Closes this index's watches (it is being replaced). */
+  dispose(): void {
+    if (this.id !== undefined) this.opts.watch?.dispose(this.id);
+  }
 
   get size(): number {
     return this.folders.size;
@@ -66,17 +102,36 @@ export class DirIndex {
   }
 
   /**
-   * Brings the index up to date: every known folder is lstat-ed, the changed, racy and new ones
-   * are read. `pause` is awaited between steps when it says so (the caller's event-loop slices).
+   * Brings the index up to date: the folders the watch reports and every untrusted folder are
+   * lstat-ed, the changed, racy and new ones are read. `pause` is awaited between steps when it
+   * says so (the caller's event-loop slices).
    */
   async refresh(pause: () => Promise<void> | undefined): Promise<void> {
+    // One refresh at a time: a second one running between another's flush and its reads would
+    // take an empty "changed" list and skip folders the first has yet to read.
+    const turn = this.running.then(() => this.refreshNow(pause));
+    this.running = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async refreshNow(pause: () => Promise<void> | undefined): Promise<void> {
     this.reads = 0;
+    this.checks = 0;
     this.partial = false;
+    this.watched = false;
     const queue: string[] = [];
-    if (this.folders.size === 0) queue.push(this.root);
-    else {
+    if (this.folders.size === 0) {
+      queue.push(this.root);
+      if (this.id !== undefined) this.toClose.clear();
+    } else {
+      const news = await this.flush();
+      const suspect = !news || news.suspect;
+      this.watched = !suspect;
+      const dirty = new Set(news?.dirty);
       // Deleting while iterating a Map is safe: a dropped folder is not visited.
       for (const [dir, f] of this.folders) {
+        if (f.trusted && !suspect && !dirty.has(dir) && dir !== this.root) continue;
+        this.checks++;
         const st = statOf(dir);
         if (st === 'unreadable') {
           this.partial = true;
@@ -87,7 +142,8 @@ export class DirIndex {
           if (dir === this.root) queue.push(dir);
           continue;
         }
-        if (st.ctimeMs !== f.ctimeMs || f.ctimeMs >= f.readAt - RACY_MS || dir === this.root) queue.push(dir);
+        if (!f.trusted && !f.unwatched && this.id !== undefined) this.toWatch.add(dir);
+        if (dirty.has(dir) || st.ctimeMs !== f.ctimeMs || isRacy(f) || dir === this.root) queue.push(dir);
         const p = pause();
         if (p) await p;
       }
@@ -99,6 +155,34 @@ export class DirIndex {
       const p = pause();
       if (p) await p;
     }
+  }
+
+  /**
+   * Hands the watch what to add and close, and takes what it saw. A folder the watch now sits on
+   * becomes trusted when the watch's own look at it matches what the index read: same folder, same
+   * ctime, and that ctime not racy (so no change hid between the read and the watch).
+   */
+  private async flush(): Promise<import('./folder-watch.js').Flushed | undefined> {
+    if (this.id === undefined || !this.opts.watch) return undefined;
+    const add = [...this.toWatch];
+    const close = [...this.toClose];
+    this.toWatch.clear();
+    this.toClose.clear();
+    const news = await this.opts.watch.flush(this.id, add, close);
+    if (!news) {
+      // No watch, or it restarted: nothing is known to be watched any more.
+      for (const f of this.folders.values()) f.trusted = false;
+      return undefined;
+    }
+    for (const a of news.added) {
+      const f = this.folders.get(a.path);
+      if (f && f.dev === a.dev && f.ino === a.ino && f.ctimeMs === a.ctimeMs && !isRacy(f)) f.trusted = true;
+    }
+    if (news.full) for (const p of news.failed) {
+      const f = this.folders.get(p);
+      if (f) f.unwatched = true;
+    }
+    return news;
   }
 
   /** Reads one folder; answers the subfolders it did not know (to be read in turn). */
@@ -134,10 +218,27 @@ export class DirIndex {
         subdirs.push(p);
       }
     }
-    const before = new Set(known?.subdirs);
+    const same = known !== undefined && known.dev === st.dev && known.ino === st.ino;
+    if (known && !same) {
+      // Another folder now stands at this path: what was known below it is not below it now.
+      this.drop(dir);
+    }
+    const before = new Set(same ? known.subdirs : []);
     const now = new Set(subdirs);
     for (const s of before) if (!now.has(s)) this.drop(s);
-    this.folders.set(dir, { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, readAt, subdirs, git });
+    // A trusted subfolder is not lstat-ed by refresh: this listing changed, so one may have been
+    // swapped for another under the same name.
+    for (const s of before) {
+      const f = now.has(s) ? this.folders.get(s) : undefined;
+      if (!f?.trusted) continue;
+      const cs = lstatOrUndefined(s);
+      if (!cs?.isDirectory() || cs.ino !== f.ino || cs.dev !== f.dev) this.drop(s);
+    }
+    const trusted = same && known.trusted;
+    const folder: Folder = { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, readAt, subdirs, git, trusted };
+    if (same && known.unwatched) folder.unwatched = true;
+    this.folders.set(dir, folder);
+    if (!trusted && !folder.unwatched && this.id !== undefined) this.toWatch.add(dir);
     return subdirs.filter((s) => !before.has(s) || !this.folders.has(s));
   }
 
@@ -146,6 +247,14 @@ export class DirIndex {
     const f = this.folders.get(dir);
     if (!f) return;
     this.folders.delete(dir);
+    this.toWatch.delete(dir);
+    if (this.id !== undefined) this.toClose.add(dir);
     for (const s of f.subdirs) this.drop(s);
   }
+}
+
+function isRacy(f: Folder): boolean {
+  // A ctime with a fraction of a millisecond comes from a file system with fine times; a whole
+  // one (almost always a coarse file system) takes the long window.
+  return f.ctimeMs >= f.readAt - (f.ctimeMs % 1 !== 0 ? RACY_FINE_MS : RACY_MS);
 }

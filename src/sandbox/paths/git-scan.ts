@@ -7,6 +7,7 @@ import type { GitScan, WorkspaceFacts } from '../facts.js';
 import { lstatOrUndefined } from './real-path.js';
 import { stateBlocks } from './state-roots.js';
 import { DirIndex } from './dir-index.js';
+import { folderWatch } from './folder-watch.js';
 
 /** Folders the scan does not enter: package trees are large and git never runs inside them on its own. */
 export const SCAN_SKIP = new Set(['node_modules']);
@@ -98,13 +99,16 @@ export function listRoot(ws: string): Set<string> | undefined {
 /**
  * Every `.git` in the workspace (bounded, skipping SCAN_SKIP), yielding to the event loop as it
  * goes. The first call reads the tree; later ones refresh the workspace's folder index
- * (dir-index.ts): an lstat per known folder, a listing only where something changed.
+ * (dir-index.ts): the folders a watch reports, or an lstat per folder the watch does not vouch
+ * for, and a listing only where something changed.
  */
 export async function scanGit(facts: WorkspaceFacts, maxDirs = SCAN_MAX_DIRS): Promise<GitScan> {
   const skip = stateBlocks(facts);
   const key = `${maxDirs}\0${skip.join('\0')}`;
   if (!facts.dirIndex || facts.dirIndex.key !== key) {
-    facts.dirIndex = { key, index: new DirIndex(facts.workspace, { skipNames: SCAN_SKIP, skipPaths: new Set(skip), maxDirs }) };
+    facts.dirIndex?.index.dispose();
+    const watch = folderWatch();
+    facts.dirIndex = { key, index: new DirIndex(facts.workspace, { skipNames: SCAN_SKIP, skipPaths: new Set(skip), maxDirs, watch }) };
   }
   const index = facts.dirIndex.index;
   let slice = performance.now();

@@ -38,7 +38,7 @@ interface Folder {
   git: Map<string, string>;
   /** A watch sits on this very folder and nothing changed since it was read: skipped unless the watch reports. */
   trusted: boolean;
-  /** The watch budget is spent: checked by lstat at every refresh, never watched. */
+  /** The folder cannot be watched (budget spent, no /proc): checked by lstat at every refresh. */
   unwatched?: boolean;
 }
 
@@ -178,7 +178,7 @@ export class DirIndex {
       const f = this.folders.get(a.path);
       if (f && f.dev === a.dev && f.ino === a.ino && f.ctimeMs === a.ctimeMs && !isRacy(f)) f.trusted = true;
     }
-    if (news.full) for (const p of news.failed) {
+    for (const p of news.failed) {
       const f = this.folders.get(p);
       if (f) f.unwatched = true;
     }

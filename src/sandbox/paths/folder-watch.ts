@@ -28,9 +28,8 @@ export interface Flushed {
   /** Folders with an event since this index's previous flush. */
   dirty: string[];
   added: Added[];
-  /** Paths not watched: gone, unreadable, or the watch budget is spent (`full`). */
+  /** Folders that are there but cannot be watched (the watch budget is spent, no /proc, EACCES): not asked again. */
   failed: string[];
-  full: boolean;
   /** Events may have been lost (or this is the index's first flush, or the worker restarted). */
   suspect: boolean;
 }
@@ -79,9 +78,10 @@ function add(index, p) {
     watches.set(key, w);
     const st = fs.fstatSync(fd); // after the watch: what it started from, or newer
     return { path: p, dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs };
-  } catch {
+  } catch (e) {
     close(key);
-    return undefined;
+    const code = e && e.code;
+    return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' ? 'gone' : 'error';
   } finally {
     if (fd !== undefined) try { fs.closeSync(fd); } catch {}
   }
@@ -93,18 +93,14 @@ function answer(req) {
   if (req.dispose) for (const key of [...watches.keys()]) if (key.startsWith(req.index + '\0')) close(key);
   const added = [];
   const failed = [];
-  let full = false;
   for (const p of req.add) {
     const r = add(req.index, p);
-    if (r && r !== 'full') added.push(r);
-    else {
-      failed.push(p);
-      if (r === 'full') full = true;
-    }
+    if (typeof r === 'object') added.push(r);
+    else if (r !== 'gone') failed.push(p);
   }
   const d = dirty.get(req.index);
   dirty.delete(req.index);
-  parentPort.postMessage({ id: req.id, total, dirty: d ? [...d] : [], added, failed, full });
+  parentPort.postMessage({ id: req.id, total, dirty: d ? [...d] : [], added, failed });
 }
 function send() {
   if (expect !== undefined || waiting.length === 0) return;
@@ -141,7 +137,7 @@ function readNumber(file: string, fallback: number): number {
 }
 
 interface Pending {
-  resolve: (m: { total: number; dirty: string[]; added: Added[]; failed: string[]; full: boolean } | undefined) => void;
+  resolve: (m: { total: number; dirty: string[]; added: Added[]; failed: string[] } | undefined) => void;
   timer: NodeJS.Timeout;
 }
 
@@ -151,6 +147,7 @@ export class FolderWatch {
   private broken = false;
   /** Bumped when the worker restarts: every watch it held is gone. */
   private epoch = 0;
+  private deaths = 0;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   /** Per index: the event count at its last flush, and the epoch it was taken in. */
@@ -185,7 +182,7 @@ export class FolderWatch {
       return undefined;
     }
     w.unref(); // the watch never keeps the server alive
-    w.on('message', (m: { id: number; total: number; dirty: string[]; added: Added[]; failed: string[]; full: boolean }) => {
+    w.on('message', (m: { id: number; total: number; dirty: string[]; added: Added[]; failed: string[] }) => {
       const p = this.pending.get(m.id);
       if (!p) return; // timed out: its answer is not used (that refresh lstat-ed every folder)
       this.pending.delete(m.id);
@@ -196,6 +193,8 @@ export class FolderWatch {
       if (this.worker !== w) return;
       this.worker = undefined;
       this.epoch++;
+      // A worker that cannot live here (no tmp folder, no inotify) is not started over and over.
+      if (++this.deaths >= 3) this.broken = true;
       for (const [id, p] of this.pending) {
         clearTimeout(p.timer);
         p.resolve(undefined);
@@ -233,7 +232,7 @@ export class FolderWatch {
     const before = this.last.get(index);
     this.last.set(index, { total: m.total, epoch });
     const suspect = !before || before.epoch !== epoch || m.total - before.total >= this.threshold;
-    return { dirty: m.dirty, added: m.added, failed: m.failed, full: m.full, suspect };
+    return { dirty: m.dirty, added: m.added, failed: m.failed, suspect };
   }
 
   /** Drops every watch of an index (it was replaced). */

@@ -69,6 +69,7 @@ export async function grepSearch(req: GrepRequest): Promise<GrepAnswer> {
         within: req.within,
         accept: (rel) => keepFile(scope, rel),
         unsorted: true,
+        firstMatchOnly: paging.mode === 'files',
       },
       typeGlobs,
       req.signal,

@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { isAbsolute, join, relative } from 'node:path';
 import { SLASH_COMMANDS, type SlashCommand } from '../../protocol/index.js';
 import { readFdTextSync } from '../../sandbox/index.js';
+import { readFrontMatter } from '../front-matter.js';
 
 export interface TeamCommand extends SlashCommand {
   /** The prompt template: `$ARGUMENTS` is what follows the command, `$1`…`$9` its words. */
@@ -196,17 +197,7 @@ export function readCommandFile(file: string, realRoot: string): string | { reas
 
 /** A command file's description, argument hint and template (front matter, else the first line as the description). */
 export function parseCommand(name: string, text: string, file: string, source: TeamCommand['source'] = 'workspace'): TeamCommand {
-  let body = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
-  const meta: Record<string, string> = {};
-  const fm = /^---\n([\s\S]*?)\n---\n?/.exec(body);
-  if (fm) {
-    for (const line of fm[1]!.split('\n')) {
-      const m = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
-      if (m) meta[m[1]!.toLowerCase()] = m[2]!.trim().replace(/^(['"])(.*)\1$/, '$2');
-    }
-    body = body.slice(fm[0].length);
-  }
-  const firstLine = body.split('\n').find((l) => l.trim() !== '')?.trim().replace(/^#+\s*/, '') ?? '';
+  const { meta, body, firstLine } = readFrontMatter(text);
   const description = (meta['description'] || firstLine || `/${name}`).slice(0, 200);
   const hint = meta['argument-hint'] || meta['hint'];
   return { name, description, ...(hint ? { hint: hint.slice(0, 100) } : {}), template: body.trim(), file, source };

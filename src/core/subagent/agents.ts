@@ -5,6 +5,7 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { readCommandFile } from '../commands/team-commands.js';
+import { readFrontMatter } from '../front-matter.js';
 
 export interface AgentDefinition {
   name: string;
@@ -88,19 +89,9 @@ function readRoot(dir: string, within: string): AgentDefinition[] {
 
 /** An agent file's front matter and body; undefined when its name is not one. */
 export function parseAgent(base: string, text: string, file: string): AgentDefinition | undefined {
-  let body = text.replace(/^\uFEFF/, '').replace(/\r\n/g, '\n');
-  const meta: Record<string, string> = {};
-  const fm = /^---\n([\s\S]*?)\n---\n?/.exec(body);
-  if (fm) {
-    for (const line of fm[1]!.split('\n')) {
-      const m = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
-      if (m) meta[m[1]!.toLowerCase()] = m[2]!.trim().replace(/^(['"])(.*)\1$/, '$2');
-    }
-    body = body.slice(fm[0].length);
-  }
+  const { meta, body, firstLine } = readFrontMatter(text);
   const name = meta['name'] || base;
   if (!NAME.test(name)) return undefined;
-  const firstLine = body.split('\n').find((l) => l.trim() !== '')?.trim().replace(/^#+\s*/, '') ?? '';
   const description = (meta['description'] || firstLine || name).replace(/\s+/g, ' ').slice(0, 300);
   const tools = meta['tools']
     ?.replace(/^\[|\]$/g, '')

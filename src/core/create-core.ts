@@ -260,7 +260,7 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
     { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner(deps.env) },
     { name: 'shell parser', run: () => loadBashParser() },
     { name: 'bash classifier', run: () => bashApproval('ls -la | head -n 3', deps.rules) },
-    ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap(deps.sandbox) }] : []),
+    ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: async () => probeBwrap(deps.sandbox, (await import('../tools/spawner.js')).execInHelper) }] : []),
     { name: 'bash rehearsal', run: async () => (await import('../tools/bash-rehearsal.js')).rehearseBash(sandbox, deps.sandbox) },
     { name: 'session index', run: () => deps.store.listMetas({ limit: 1 }) },
     { name: 'audit log', run: () => deps.audit.prepare() },

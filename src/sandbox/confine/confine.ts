@@ -336,6 +336,9 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
 const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
 const nodeCrypto = lazyRequire<typeof import('node:crypto')>('node:crypto');
 
+/** Runs a program to its end: its exit code and its output (stdout then stderr, trimmed). */
+export type ProbeExec = (file: string, args: string[], env: Record<string, string>) => Promise<{ code: number; out: string }>;
+
 function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
     try {
@@ -350,13 +353,17 @@ function run(file: string, args: string[], env: Record<string, string>): Promise
   });
 }
 
-/** Whether bwrap exists and can create its namespaces here. Run once per server (HostFacts.probe). */
-export async function probeBwrap(host: HostFacts): Promise<BwrapProbe> {
+/**
+ * Whether bwrap exists and can create its namespaces here. Run once per server (HostFacts.probe).
+ * `exec` starts its two processes: the server passes the command helper's (tools/spawner.ts), so
+ * no fork of the server's own process holds its event loop; by default they are forked from here.
+ */
+export async function probeBwrap(host: HostFacts, exec: ProbeExec = run): Promise<BwrapProbe> {
   host.probe ??= (async () => {
     const env = { PATH: host.path ?? DEFAULT_PATH };
     const path = findExecutable(host, 'bwrap', env.PATH);
     if (path === undefined) return { ok: false as const, reason: `bwrap not found; ${BWRAP_INSTALL_HINT}` };
-    const help = await run(path, ['--help'], env);
+    const help = await exec(path, ['--help'], env);
     host.supportsDisableUserns = help.out.includes('--disable-userns');
     // Start the real recipe once so missing user namespaces (Docker, hardened kernels) show here.
     let res: { code: number; out: string };
@@ -364,7 +371,7 @@ export async function probeBwrap(host: HostFacts): Promise<BwrapProbe> {
       // read-only: the same namespaces and mounts, and no placeholder made in the host's /tmp.
       const spawn = confineCommand({ host, mode: 'read-only', workspace: realpathSync(tmpdir()), command: 'true', env });
       try {
-        res = await run(spawn.file, spawn.args, spawn.env);
+        res = await exec(spawn.file, spawn.args, spawn.env);
       } finally {
         spawn.release();
         await spawn.end();

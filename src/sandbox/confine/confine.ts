@@ -14,7 +14,8 @@ import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releaseP
 import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
 import { COMMAND_LIMITS } from '../limits.js';
-import { commandCgroup, killMarked } from './cgroup.js';
+import { commandCgroup, killMarked, waitUnmarked } from './cgroup.js';
+import { REAPER_MARKER, reaperMissing, reaperOf, underReaper } from './subreaper.js';
 import { commandCpuProcs } from './cpu-cgroup.js';
 
 export interface ConfineRequest {
@@ -294,8 +295,16 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
     join.length ? { file: bash, args: ['-c', JOIN_CGROUP, 'ferret-cgroup', ...join, '--', file, ...args] } : { file, args };
   if (!confined) {
     const marker = nodeCrypto().randomBytes(12).toString('hex');
-    const end = () => (cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 })));
-    return { ...inCgroup(bash, ['-c', req.command]), env: { ...env, [CALL_MARKER]: marker }, confined: false, release: () => {}, end };
+    // Under the subreaper where there is one (subreaper.ts): it sets the call's marker on the command.
+    const reaper = reaperOf(() => findExecutable(host, 'perl', env.PATH, ws === '/' ? undefined : ws));
+    const end = async () => {
+      // A reaper still killing what the command left (its group was killed: cancel, timeout) finishes first.
+      if (reaper) await waitUnmarked(REAPER_MARKER, marker, REAPER_WAIT_MS);
+      return cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 }));
+    };
+    if (!reaper) return { ...inCgroup(bash, ['-c', req.command]), env: { ...env, [CALL_MARKER]: marker }, confined: false, release: () => {}, end };
+    const run = underReaper(reaper.perl, reaper.nr, { name: CALL_MARKER, value: marker }, bash, ['-c', req.command]);
+    return { ...inCgroup(run.file, run.args), env: { ...env, [REAPER_MARKER]: marker }, confined: false, release: () => {}, end };
   }
   let bwrap: string | undefined;
   try {
@@ -330,6 +339,14 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
     return { ...inCgroup(nsenter, ['--target', ...entered]), env: inner, confined: true, release, end };
   }
   return { ...inCgroup(bwrap, args), env: inner, confined: true, release, end };
+}
+
+/** How long a call's end waits for its reaper to finish killing; then the cgroup or the marker ends what is left. */
+const REAPER_WAIT_MS = 5000;
+
+/** Why unconfined commands run without the subreaper here (subreaper.ts), or undefined when they run under it. */
+export function subreaperMissing(host: HostFacts, path: string | undefined): string | undefined {
+  return reaperMissing(() => findExecutable(host, 'perl', path ?? DEFAULT_PATH));
 }
 
 // node:child_process loads with the probe, not at start-up; node:crypto with the first unconfined command.

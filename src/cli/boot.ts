@@ -5,11 +5,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { REGEXP_BACKTRACK_FLAG, WASM_BASELINE_FLAG } from '../util/v8-flags.js';
+import { REGEXP_BACKTRACK_FLAG, WASM_BASELINE_FLAG, WASM_EAGER_FLAG } from '../util/v8-flags.js';
 import { installCodeCache } from './code-cache.js';
 
 // Every flag the process sets, before anything compiles (util/v8-flags.ts says why).
 setFlagsFromString(WASM_BASELINE_FLAG);
+setFlagsFromString(WASM_EAGER_FLAG);
 setFlagsFromString(REGEXP_BACKTRACK_FLAG);
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -4,7 +4,7 @@ import { createProviderFactories, type FactoryTuning } from '../providers/regist
 import { availableModels, credentials } from '../providers/catalog.js';
 import { createModelResolver, pickDefaultModel } from '../providers/resolve.js';
 import { isInside, type AgentMode, type ApprovalPreset, type BridgeStatus, type FerretConfig, type SandboxMode } from '../protocol/index.js';
-import { adoptLiveEnviron, bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, type RuleSet } from '../sandbox/index.js';
+import { adoptLiveEnviron, bashApproval, buildRuleSet, createHostFacts, loadBashParser, probeBwrap, scrubInitialEnviron, subreaperMissing, type RuleSet } from '../sandbox/index.js';
 import { AuditLog } from '../store/audit-log.js';
 import type { AuditStore } from '../store/audit-store.js';
 import { logFds } from '../store/fd-pool.js';
@@ -165,6 +165,11 @@ export function createCore(opts: CoreOptions): CoreInternals {
   const manager = new SessionManager(deps, defaults, local, source, sessionLimits(opts.limits, config, env));
   opts.fleet?.serve(manager, deps.logger);
   const warmer = opts.warm === false ? undefined : startWarmer(manager, deps, opts.sandbox, opts.warmSteps ?? []);
+  if (opts.sandbox === 'danger-full-access') {
+    // Commands run on the host: without the subreaper, one that leaves its group and clears its environment can outlive its call.
+    const missing = subreaperMissing(sandbox, env['PATH']);
+    if (missing) opts.logger.warn({ reason: missing }, 'commands run without the subreaper: a process that leaves its command (env -i setsid) can outlive it where no cgroup holds it');
+  }
   let closing: Promise<void> | undefined;
   return {
     manager,
@@ -260,7 +265,7 @@ function startWarmer(manager: SessionManager, deps: SessionDeps, sandbox: Sandbo
     { name: 'command helper', run: async () => (await import('../tools/spawner.js')).warmSpawner(deps.env) },
     { name: 'shell parser', run: () => loadBashParser() },
     { name: 'bash classifier', run: () => bashApproval('ls -la | head -n 3', deps.rules) },
-    ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: () => probeBwrap(deps.sandbox) }] : []),
+    ...(sandbox !== 'danger-full-access' ? [{ name: 'bubblewrap probe', run: async () => probeBwrap(deps.sandbox, (await import('../tools/spawner.js')).execInHelper) }] : []),
     { name: 'bash rehearsal', run: async () => (await import('../tools/bash-rehearsal.js')).rehearseBash(sandbox, deps.sandbox) },
     { name: 'session index', run: () => deps.store.listMetas({ limit: 1 }) },
     { name: 'audit log', run: () => deps.audit.prepare() },

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorText, isInside, type FileAccess, type Image, type ToolCall, type ToolResult, type ToolStatus } from '../protocol/index.js';
 import { beforeChange, mayChangeFiles } from './checkpoints/turn-checkpoints.js';
 import type { ToolSpec } from '../providers/provider.js';
@@ -177,6 +178,11 @@ function invalid(host: TurnHost, call: ToolCall, tool: Tool | undefined, parsed:
 
 async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<string, unknown>, reals: RealPath[]): Promise<Judged | Ended> {
   const { signal, call } = run;
+  // A turn's start, a tool's preparation and a call's judgement are each a run of synchronous work
+  // (the first command also loads the classifier and probes bubblewrap): between them the requests
+  // that came in meanwhile (another client's /health, another session's answer) are served, so a
+  // request waits for one of them at most, not for all three (~40 ms together when cold).
+  await nextTurn();
   if (signal.aborted) return { status: 'cancelled', output: 'cancelled before it ran' };
   if (host.state.mode === 'plan' && tool.effect !== 'read') {
     return { status: 'denied', output: `the plan agent cannot use ${tool.id}: it proposes changes and does not make them` };
@@ -190,6 +196,7 @@ async function judge(host: TurnHost, run: ToolCallRun, tool: Tool, args: Record<
     return { status: 'failed', output: `sandbox (${sandbox}) refused ${tool.id}: ${placed.reason}` };
   }
   tool.prepare?.(sandbox, host.deps.env, host.deps.sandbox);
+  await nextTurn(); // (see above)
   const decision = await decideCall(host, tool, args, placed.reals);
   const readsKept = placed.reals.some((r) => isInside(keptDir, r));
   return { tool, args, placedArgs: placed.args, placedExtras: placedExtras(reals), decision, readsKept };

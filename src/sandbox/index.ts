@@ -15,7 +15,7 @@ export { checkRealPath, protectedWrite } from './paths/paths.js';
 export { readFdTextSync, readFileHeadSync, readSmallFileSync, realPathOf } from './paths/real-path.js';
 export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 
-export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, type ConfinedSpawn } from './confine/confine.js';
+export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, subreaperMissing, type ConfinedSpawn, type ProbeExec } from './confine/confine.js';
 export { startNetHolder, type NetHolder } from './confine/net-holder.js';
 export { adoptLiveEnviron, scrubInitialEnviron } from './confine/environ.js';
 export { withNeutralGit } from './confine/git-env.js';

@@ -18,7 +18,7 @@ import {
 import type { SandboxMode, ToolJudgement } from '../protocol/index.js';
 import { defineTool, type ToolApproval, type ToolContext, type ToolOutcome } from './define.js';
 import { BwrapFirstLine } from './bwrap-first-line.js';
-import { spawnCommand, warmSpawner } from './spawner.js';
+import { execInHelper, spawnCommand, warmSpawner } from './spawner.js';
 import { startBackground } from './bash-background.js';
 
 // The output, time and parse limits: sandbox/limits.ts (all of a command's limits in one place).
@@ -98,13 +98,13 @@ export const bashTool = defineTool({
   // the bubblewrap probe run while the classifier loads, not after it.
   prepare(sandbox, env, host) {
     warmSpawner(env);
-    if (sandbox !== 'danger-full-access') probeBwrap(host).catch(() => {}); // run() awaits it again and reports
+    if (sandbox !== 'danger-full-access') probeBwrap(host, execInHelper).catch(() => {}); // run() awaits it again and reports
   },
   readMore: 'redirect the output to a file in the workspace and read it with read_file offset/limit, or narrow the command',
   async run(a, ctx): Promise<ToolOutcome> {
     if (ctx.sandbox !== 'danger-full-access') {
       await refreshHomeSockets(ctx.facts.host); // sockets under the home folder, masked in the sandbox
-      const probe = await probeBwrap(ctx.facts.host);
+      const probe = await probeBwrap(ctx.facts.host, execInHelper);
       if (!probe.ok) {
         return {
           status: 'failed',
@@ -113,7 +113,7 @@ export const bashTool = defineTool({
       }
     }
     if (a.background) {
-      const probe = ctx.sandbox !== 'danger-full-access' ? await probeBwrap(ctx.facts.host) : undefined;
+      const probe = ctx.sandbox !== 'danger-full-access' ? await probeBwrap(ctx.facts.host, execInHelper) : undefined;
       return startBackground(a.command, probe?.ok ? probe.path : undefined, ctx);
     }
     // Under workspace-write: every .git in the tree (and what it points to) is made read-only for

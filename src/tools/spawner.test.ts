@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bashTool } from './bash.js';
 import type { ToolContext } from './define.js';
 import { createHostFacts } from '../sandbox/index.js';
-import { spawnCommand, spawnerPid } from './spawner.js';
+import { execInHelper, spawnCommand, spawnerPid } from './spawner.js';
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), 'ferret-spawner-')));
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
@@ -37,6 +37,15 @@ const alive = (pid: number) => {
 };
 
 describe('the command helper', () => {
+  it('runs a short program for the bubblewrap probe: its exit code and output, started by the helper, not by this process', async () => {
+    const r = await execInHelper('/bin/sh', ['-c', 'echo out; echo err >&2; echo "$PPID" >&2; exit 3'], { PATH: '/usr/bin:/bin' });
+    expect(r.code).toBe(3);
+    expect(r.out.split('\n').slice(0, 2)).toEqual(['out', 'err']);
+    expect(Number(r.out.split('\n')[2])).toBe(spawnerPid()); // its parent is the helper
+    const slow = await execInHelper('/bin/sh', ['-c', 'sleep 30'], { PATH: '/usr/bin:/bin' }, 200);
+    expect(slow).toEqual({ code: 1, out: 'killed by SIGKILL' });
+  });
+
   it('a command that cannot start says why', async () => {
     const r = await spawnCommand(join(ws, 'no-such-program'), [], { cwd: ws, env: {}, keepChars: 1024 });
     expect(r).toMatchObject({ exitCode: undefined, failed: true });

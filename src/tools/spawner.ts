@@ -286,3 +286,22 @@ export function warmSpawner(env: NodeJS.ProcessEnv): void {
 export function spawnerPid(): number | undefined {
   return spawner.pid;
 }
+
+/**
+ * Runs a short program through the helper and collects its exit code and output (stdout then
+ * stderr, trimmed), killed after `timeoutMs`: the bubblewrap probe's runs (sandbox/confine), so
+ * they are not forked from the server either.
+ */
+export function execInHelper(file: string, args: string[], env: Record<string, string>, timeoutMs = 10_000): Promise<{ code: number; out: string }> {
+  const child = spawnCommand(file, args, { cwd: '/', env, keepChars: 64 * 1024 });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (s) => (out += s));
+  child.stderr.on('data', (s) => (err += s));
+  const timer = setTimeout(() => child.killTree(), timeoutMs);
+  return Promise.resolve(child).then((r) => {
+    clearTimeout(timer);
+    const code = r.exitCode ?? 1;
+    return { code, out: `${out}${err}`.trim() || (r.message ?? (r.signal ? `killed by ${r.signal}` : '')) };
+  });
+}

@@ -12,6 +12,9 @@ export interface FerretClientOptions {
   timeoutMs?: number;
   /** Keep only the tail of stderr past this many chars (default: all). */
   stderrLimit?: number;
+  /** Run the server as this user and group (spawn.mjs). */
+  uid?: number;
+  gid?: number;
 }
 
 /**

@@ -12,7 +12,7 @@ import { StderrLog } from './stderr-log.mjs';
  * dies fails every pending request and wait at once, quoting its stderr.
  */
 export class FerretClient {
-  constructor(args, env = {}, { cwd, record = true, timeoutMs = 10_000, stderrLimit } = {}) {
+  constructor(args, env = {}, { cwd, record = true, timeoutMs = 10_000, stderrLimit, uid, gid } = {}) {
     this.args = args;
     this.record = record;
     this.timeoutMs = timeoutMs;
@@ -24,7 +24,7 @@ export class FerretClient {
     this.waiters = new Set();
     this.dead = false;
     this.startedAt = performance.now();
-    this.child = spawnFerret(args, { env, cwd });
+    this.child = spawnFerret(args, { env, cwd, uid, gid });
     this.log = new StderrLog(this.child.stderr, { limit: stderrLimit });
     this.child.stdin.on('error', () => {}); // EPIPE from a server that died: the exit handler below reports it
     onJsonLines(this.child.stdout, (msg, t, line) => this.handle(msg, t, line));

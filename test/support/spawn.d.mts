@@ -17,6 +17,9 @@ export interface SpawnOptions {
   stdio?: StdioOptions;
   /** Another build of the CLI (default: CHIMERA). */
   bin?: string;
+  /** Run the server as this user and group (the test runs as root): e.g. a user who cannot make cgroups. */
+  uid?: number;
+  gid?: number;
 }
 /** Spawns `node CHIMERA ferret serve ...args` (FERRET_LOG_LEVEL=warn unless env says otherwise), tracked. */
 export declare function spawnFerret(args: string[], opts?: SpawnOptions & { stdio?: ['pipe', 'pipe', 'pipe'] }): ChildProcessWithoutNullStreams;

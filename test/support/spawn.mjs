@@ -42,12 +42,14 @@ export function exited(child) {
  * Spawns `node CHIMERA ferret serve ...args` (FERRET_LOG_LEVEL=warn unless env says otherwise), tracked.
  * `bin`: the CLI to run (FERRET_PROFILE_BIN: a wrapper that profiles it, for a bench investigation).
  */
-export function spawnFerret(args, { env = {}, cwd, stdio = ['pipe', 'pipe', 'pipe'], bin = process.env.FERRET_PROFILE_BIN || CHIMERA } = {}) {
+export function spawnFerret(args, { env = {}, cwd, stdio = ['pipe', 'pipe', 'pipe'], bin = process.env.FERRET_PROFILE_BIN || CHIMERA, uid, gid } = {}) {
   return track(
     spawn(process.execPath, [bin, 'ferret', 'serve', ...args], {
       cwd,
       env: { ...process.env, FERRET_LOG_LEVEL: 'warn', ...env },
       stdio,
+      ...(uid !== undefined ? { uid } : {}),
+      ...(gid !== undefined ? { gid } : {}),
     }),
   );
 }

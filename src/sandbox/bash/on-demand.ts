@@ -1,5 +1,6 @@
 // The door's way to the bash classifier: it and its WASM shell parser (~100 KB of code) load on
 // first use, not with the door, so a server's start-up (which imports the door) does not load them.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RuleSet } from '../policy/rules.js';
 import type { BashApproval } from './bash-approval.js';
 
@@ -8,7 +9,12 @@ let approval: typeof import('./bash-approval.js') | undefined;
 
 /** The bash tool's approval knowledge (bash-approval.ts): the classifier's verdict and the persisted key. */
 export async function bashApproval(command: string, rules: RuleSet): Promise<BashApproval> {
-  approval ??= await import('./bash-approval.js');
+  if (!approval) {
+    approval = await import('./bash-approval.js');
+    // Evaluating the module (its option tables) and the first judgement are each several ms of
+    // synchronous work: requests that arrived meanwhile are served between the two.
+    await nextTurn();
+  }
   return approval.bashApproval(command, rules);
 }
 

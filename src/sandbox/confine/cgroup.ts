@@ -186,21 +186,17 @@ export function commandCgroup(): CommandCgroup | undefined {
   return new CommandCgroup(dir, base!.v2);
 }
 
-/**
- * Without a cgroup, under danger-full-access: the processes whose environment still carries the
- * call's marker (`FERRET_CALL=<id>`, inherited by everything the call starts unless a process
- * clears its environment) are killed at the call's end, wherever they moved (`setsid`, `nohup`,
- * a double fork). Reads /proc without blocking the event loop.
- */
-export async function killMarked(name: string, value: string): Promise<number> {
+/** The pids of the processes whose environment carries `name=value` (not this one). Reads /proc without blocking the event loop. */
+async function markedPids(name: string, value: string): Promise<number[]> {
   const needle = Buffer.from(`${name}=${value}\0`);
-  let killed = 0;
+  const inner = Buffer.concat([Buffer.from([0]), needle]);
   let entries: string[];
   try {
     entries = await readdir('/proc');
   } catch {
-    return 0;
+    return [];
   }
+  const found: number[] = [];
   await Promise.all(
     entries.map(async (e) => {
       if (!/^\d+$/.test(e) || Number(e) === process.pid) return;
@@ -210,14 +206,41 @@ export async function killMarked(name: string, value: string): Promise<number> {
       } catch {
         return; // gone, or another user's
       }
-      if (environ.indexOf(needle) !== 0 && environ.indexOf(Buffer.concat([Buffer.from([0]), needle])) < 0) return;
-      try {
-        process.kill(Number(e), 'SIGKILL');
-        killed++;
-      } catch {
-        // gone meanwhile
-      }
+      if (environ.indexOf(needle) === 0 || environ.indexOf(inner) >= 0) found.push(Number(e));
     }),
   );
+  return found;
+}
+
+/**
+ * Without a cgroup, under danger-full-access: the processes whose environment still carries the
+ * call's marker (`FERRET_CALL=<id>`, inherited by everything the call starts unless a process
+ * clears its environment) are killed at the call's end, wherever they moved (`setsid`, `nohup`,
+ * a double fork). What cleared its environment is the subreaper's (subreaper.ts).
+ */
+export async function killMarked(name: string, value: string): Promise<number> {
+  let killed = 0;
+  for (const pid of await markedPids(name, value)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed++;
+    } catch {
+      // gone meanwhile
+    }
+  }
   return killed;
+}
+
+/**
+ * Waits (at most `ms`) until no process carries `name=value`: the call's reaper (subreaper.ts),
+ * which may still be killing what the command left when its group was killed (cancel, timeout).
+ * True when none is left.
+ */
+export async function waitUnmarked(name: string, value: string, ms: number): Promise<boolean> {
+  const until = performance.now() + ms;
+  for (;;) {
+    if ((await markedPids(name, value)).length === 0) return true;
+    if (performance.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

@@ -89,15 +89,24 @@ describe('confineCommand argv', () => {
     expect(r.args.join(' ')).toMatch(new RegExp(`--ro-bind ${ws} ${ws} (?:--tmpfs \\S+ --remount-ro \\S+ )*(?:--ro-bind /dev/null \\S+ )*--clearenv`));
     expect(r.args).not.toContain('--bind');
     const d = confineCommand({ host, mode: 'danger-full-access', workspace: ws, command: 'echo hi', env: { ...env, ...SECRETS } });
-    expect(d).toMatchObject({ file: expect.stringMatching(/^\/.*\/bash$/), env: { ...withNeutralGit(env), FERRET_CALL: expect.stringMatching(/^[0-9a-f]{24}$/) }, confined: false });
+    // Under the subreaper (subreaper.ts), which gives the command the call's marker; its own
+    // environment carries the reaper's marker instead.
+    const marker = /^[0-9a-f]{24}$/;
+    expect(d).toMatchObject({ file: expect.stringMatching(/^\/.*\/(bash|perl)$/), env: { ...withNeutralGit(env), FERRET_REAPER: expect.stringMatching(marker) }, confined: false });
+    expect(d.env['FERRET_CALL']).toBeUndefined();
     // In a pids cgroup and the commands' CPU cgroup where they can be made: the wrapper joins them
     // first (each `cgroup.procs` before `--`), then becomes the command.
     const joined = [pidsCgroupAvailable(), commandCpuProcs() !== undefined].filter(Boolean).length;
+    const reaped = ['-e', expect.stringContaining('syscall($nr, 36, 1'), '--', '157', 'FERRET_CALL', d.env['FERRET_REAPER'], expect.stringMatching(/\/bash$/), '-c', 'echo hi'];
+    if (process.arch !== 'x64') reaped[3] = expect.any(String);
     if (joined) {
       expect(d.args.slice(0, 3)).toEqual(['-c', expect.stringContaining('exec "$@"'), 'ferret-cgroup']);
       expect(d.args.slice(3, 3 + joined)).toEqual(new Array(joined).fill(expect.stringMatching(/\/cgroup\.procs$/)));
-      expect(d.args.slice(3 + joined)).toEqual(['--', d.file, '-c', 'echo hi']);
-    } else expect(d.args).toEqual(['-c', 'echo hi']);
+      expect(d.args.slice(3 + joined)).toEqual(['--', expect.stringMatching(/\/perl$/), ...reaped]);
+    } else {
+      expect(d.file).toMatch(/\/perl$/);
+      expect(d.args).toEqual(reaped);
+    }
     for (const s of [w, r, d]) void s.end();
   });
   it('refuses a relative or root workspace', () => {

@@ -14,7 +14,8 @@ import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releaseP
 import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
 import { COMMAND_LIMITS } from '../limits.js';
-import { commandCgroup, killMarked } from './cgroup.js';
+import { commandCgroup, killMarked, waitUnmarked } from './cgroup.js';
+import { REAPER_MARKER, reaperMissing, reaperOf, underReaper } from './subreaper.js';
 import { commandCpuProcs } from './cpu-cgroup.js';
 
 export interface ConfineRequest {
@@ -294,8 +295,16 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
     join.length ? { file: bash, args: ['-c', JOIN_CGROUP, 'ferret-cgroup', ...join, '--', file, ...args] } : { file, args };
   if (!confined) {
     const marker = nodeCrypto().randomBytes(12).toString('hex');
-    const end = () => (cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 })));
-    return { ...inCgroup(bash, ['-c', req.command]), env: { ...env, [CALL_MARKER]: marker }, confined: false, release: () => {}, end };
+    // Under the subreaper where there is one (subreaper.ts): it sets the call's marker on the command.
+    const reaper = reaperOf(() => findExecutable(host, 'perl', env.PATH, ws === '/' ? undefined : ws));
+    const end = async () => {
+      // A reaper still killing what the command left (its group was killed: cancel, timeout) finishes first.
+      if (reaper) await waitUnmarked(REAPER_MARKER, marker, REAPER_WAIT_MS);
+      return cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 }));
+    };
+    if (!reaper) return { ...inCgroup(bash, ['-c', req.command]), env: { ...env, [CALL_MARKER]: marker }, confined: false, release: () => {}, end };
+    const run = underReaper(reaper.perl, reaper.nr, { name: CALL_MARKER, value: marker }, bash, ['-c', req.command]);
+    return { ...inCgroup(run.file, run.args), env: { ...env, [REAPER_MARKER]: marker }, confined: false, release: () => {}, end };
   }
   let bwrap: string | undefined;
   try {
@@ -332,9 +341,20 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   return { ...inCgroup(bwrap, args), env: inner, confined: true, release, end };
 }
 
+/** How long a call's end waits for its reaper to finish killing; then the cgroup or the marker ends what is left. */
+const REAPER_WAIT_MS = 5000;
+
+/** Why unconfined commands run without the subreaper here (subreaper.ts), or undefined when they run under it. */
+export function subreaperMissing(host: HostFacts, path: string | undefined): string | undefined {
+  return reaperMissing(() => findExecutable(host, 'perl', path ?? DEFAULT_PATH));
+}
+
 // node:child_process loads with the probe, not at start-up; node:crypto with the first unconfined command.
 const childProcess = lazyRequire<typeof import('node:child_process')>('node:child_process');
 const nodeCrypto = lazyRequire<typeof import('node:crypto')>('node:crypto');
+
+/** Runs a program to its end: its exit code and its output (stdout then stderr, trimmed). */
+export type ProbeExec = (file: string, args: string[], env: Record<string, string>) => Promise<{ code: number; out: string }>;
 
 function run(file: string, args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
@@ -350,13 +370,17 @@ function run(file: string, args: string[], env: Record<string, string>): Promise
   });
 }
 
-/** Whether bwrap exists and can create its namespaces here. Run once per server (HostFacts.probe). */
-export async function probeBwrap(host: HostFacts): Promise<BwrapProbe> {
+/**
+ * Whether bwrap exists and can create its namespaces here. Run once per server (HostFacts.probe).
+ * `exec` starts its two processes: the server passes the command helper's (tools/spawner.ts), so
+ * no fork of the server's own process holds its event loop; by default they are forked from here.
+ */
+export async function probeBwrap(host: HostFacts, exec: ProbeExec = run): Promise<BwrapProbe> {
   host.probe ??= (async () => {
     const env = { PATH: host.path ?? DEFAULT_PATH };
     const path = findExecutable(host, 'bwrap', env.PATH);
     if (path === undefined) return { ok: false as const, reason: `bwrap not found; ${BWRAP_INSTALL_HINT}` };
-    const help = await run(path, ['--help'], env);
+    const help = await exec(path, ['--help'], env);
     host.supportsDisableUserns = help.out.includes('--disable-userns');
     // Start the real recipe once so missing user namespaces (Docker, hardened kernels) show here.
     let res: { code: number; out: string };
@@ -364,7 +388,7 @@ export async function probeBwrap(host: HostFacts): Promise<BwrapProbe> {
       // read-only: the same namespaces and mounts, and no placeholder made in the host's /tmp.
       const spawn = confineCommand({ host, mode: 'read-only', workspace: realpathSync(tmpdir()), command: 'true', env });
       try {
-        res = await run(spawn.file, spawn.args, spawn.env);
+        res = await exec(spawn.file, spawn.args, spawn.env);
       } finally {
         spawn.release();
         await spawn.end();

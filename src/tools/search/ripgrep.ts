@@ -35,11 +35,12 @@ export interface RipgrepRun {
   /** Files reported as found by ripgrep's parallel walk, in no order (the caller sorts). */
   unsorted?: boolean;
   /**
-   * Only which files match is wanted: ripgrep stops reading a file at its first match, as
-   * `rg --files-with-matches` does. A NUL byte past the first buffer (64 KB) read is then not
-   * seen, as it is not by `rg -l`: such a file is listed where a full read would call it binary.
+   * Only which files match is wanted: `--files-with-matches`, so ripgrep stops reading a file at
+   * its first match and prints its name alone (no JSON to parse). A NUL byte past the first
+   * buffer (64 KB) read is then not seen: such a file is listed where a full read would call it
+   * binary, as `rg -l` lists it.
    */
-  firstMatchOnly?: boolean;
+  namesOnly?: boolean;
 }
 
 export type RgEnd = { kind: 'done' } | { kind: 'stopped' } | { kind: 'deadline' } | { kind: 'cancelled' } | { kind: 'error'; message: string };
@@ -110,11 +111,10 @@ export function runRipgrep(
   if (run.listOnly) {
     args.push('--files');
   } else {
-    args.push('--json', '--encoding', 'none', '--no-mmap', '--max-filesize', String(run.maxFileBytes));
+    args.push(...(run.namesOnly ? ['--files-with-matches', '--null'] : ['--json']), '--encoding', 'none', '--no-mmap', '--max-filesize', String(run.maxFileBytes));
     if (run.ignoreCase) args.push('--ignore-case');
     else args.push('--case-sensitive');
     if (run.pcre2) args.push('--pcre2');
-    if (run.firstMatchOnly) args.push('--max-count', '1');
     if (run.before) args.push('--before-context', String(run.before));
     if (run.after) args.push('--after-context', String(run.after));
     args.push('--regexp', run.pattern);
@@ -175,7 +175,7 @@ export function runRipgrep(
     };
     const onLine = (line: string) => {
       if (line === '') return;
-      if (run.listOnly) {
+      if (run.listOnly || run.namesOnly) {
         report(line, []);
         return;
       }
@@ -201,8 +201,9 @@ export function runRipgrep(
       }
     };
     child.stdout.setEncoding('utf8');
+    const sep = run.namesOnly ? '\0' : '\n';
     child.stdout.on('data', (chunk: string) => {
-      const got = (pending + chunk).split('\n');
+      const got = (pending + chunk).split(sep);
       pending = got.pop()!;
       for (const line of got) {
         onLine(line);

@@ -69,7 +69,7 @@ export async function grepSearch(req: GrepRequest): Promise<GrepAnswer> {
         within: req.within,
         accept: (rel) => keepFile(scope, rel),
         unsorted: true,
-        firstMatchOnly: paging.mode === 'files',
+        namesOnly: paging.mode === 'files',
       },
       typeGlobs,
       req.signal,

@@ -9,7 +9,8 @@ vim.cmd("runtime! plugin/codecompanion.lua")
 local log = {}
 local function say(s) table.insert(log, s) end
 
--- The recipe from docs/ide.md, with --approval suggest so the write asks first.
+-- The recipe from docs/ide.md, with its pickers set to approval "suggest" (so the write asks
+-- first) and reasoning "low": CodeCompanion sends session/set_config_option for each.
 require("codecompanion").setup({
   adapters = {
     acp = {
@@ -17,7 +18,8 @@ require("codecompanion").setup({
         return require("codecompanion.adapters").extend("goose", {
           name = "ferret",
           formatted_name = "Ferret",
-          commands = { default = { "chimera", "ferret", "serve", "--approval", "suggest" } },
+          commands = { default = { "chimera", "ferret", "serve" } },
+          defaults = { session_config_options = { _ferret_approval = "suggest", thought_level = "low" } },
         })
       end,
     },

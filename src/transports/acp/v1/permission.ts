@@ -31,7 +31,16 @@ export function permissionRequest(sessionId: string, d: EventData<'permission_re
     sessionId,
     // The card as announced (a client applying this update keeps the command as its title), with
     // the proposed diff and the reason; the arguments too, for clients that show them.
-    toolCall: { toolCallId: d.callId, status: 'pending', title: card.title, kind: card.kind, content: card.content, rawInput: d.args },
+    // `locations` too: without them CodeCompanion joins the diff's absolute path to its cwd.
+    toolCall: {
+      toolCallId: d.callId,
+      status: 'pending',
+      title: card.title,
+      kind: card.kind,
+      content: card.content,
+      ...(card.locations ? { locations: card.locations } : {}),
+      rawInput: d.args,
+    },
     options: OPTIONS,
     _meta: { [META_NS]: { requestId: d.requestId, tool: d.tool, risk: d.risk, reason: d.reason, ...(d.rule ? { rule: d.rule } : {}) } },
   };

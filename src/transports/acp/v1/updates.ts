@@ -1,4 +1,4 @@
-import type { SessionConfigOption, SessionUpdate, ToolCallContent, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
+import type { SessionConfigOption, SessionUpdate, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from '@agentclientprotocol/sdk';
 import type { EventData, SessionEvent, ToolStatus, Usage } from '../../../core/index.js';
 import { META_NS } from './session-config.js';
 import { TaskProgress } from './task-progress.js';
@@ -34,6 +34,8 @@ interface CallState {
   title: string;
   tool: string;
   kind: ToolKind;
+  /** The files the card points at, as last announced: its permission question names them too. */
+  locations: ToolCallLocation[];
   output: string;
   edited: boolean;
   /** Every file this call changed so far: `content` replaces the client's list, so each update carries them all (a patch of three files). */
@@ -49,6 +51,8 @@ export interface Card {
   title: string;
   kind: ToolKind;
   content: ToolCallContent[];
+  /** Absent when the call names no file. CodeCompanion takes the file of a question from here. */
+  locations?: ToolCallLocation[];
 }
 
 /** The question's risk and reason, as a line a person reads on the card. */
@@ -222,9 +226,10 @@ export class UpdateMapper {
     const known = this.calls.get(d.callId);
     if (known) {
       known.title = d.title;
+      known.locations = d.locations;
       return this.patch(d.callId, { title: d.title, locations: d.locations });
     }
-    this.calls.set(d.callId, { title: d.title, tool: d.tool, kind: d.kind, output: '', edited: false });
+    this.calls.set(d.callId, { title: d.title, tool: d.tool, kind: d.kind, locations: d.locations, output: '', edited: false });
     return [{
       update: {
         sessionUpdate: 'tool_call',
@@ -243,7 +248,12 @@ export class UpdateMapper {
   /** The permission card of a call: its title and kind as announced, the proposed diff, and why it asks. */
   card(d: EventData<'permission_requested'>): Card {
     const c = this.calls.get(d.callId);
-    return { title: c?.title ?? d.tool, kind: c?.kind ?? 'other', content: [...(c?.proposed ? [c.proposed] : []), text(askLine(d))] };
+    return {
+      title: c?.title ?? d.tool,
+      kind: c?.kind ?? 'other',
+      content: [...(c?.proposed ? [c.proposed] : []), text(askLine(d))],
+      ...(c && c.locations.length > 0 ? { locations: c.locations } : {}),
+    };
   }
 
   private end(d: EventData<'tool_call_end'>): Outbound {
@@ -261,7 +271,7 @@ export class UpdateMapper {
     const fields = { status, rawOutput, ...content, _meta: { [META_NS]: { status: d.status, tool: d.tool } } };
     if (!c) {
       // Never announced (a log that starts mid-call): announce it now, already finished.
-      this.calls.set(d.callId, { title: d.tool, tool: d.tool, kind: 'other', output: '', edited: false });
+      this.calls.set(d.callId, { title: d.tool, tool: d.tool, kind: 'other', locations: [], output: '', edited: false });
       return { update: { sessionUpdate: 'tool_call', toolCallId: d.callId, title: d.tool, kind: 'other', ...fields } };
     }
     return { update: { sessionUpdate: 'tool_call_update', toolCallId: d.callId, ...fields } };

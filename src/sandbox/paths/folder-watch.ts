@@ -181,7 +181,6 @@ export class FolderWatch {
       this.broken = true;
       return undefined;
     }
-    w.unref(); // the watch never keeps the server alive
     w.on('message', (m: { id: number; total: number; dirty: string[]; added: Added[]; failed: string[] }) => {
       const p = this.pending.get(m.id);
       if (!p) return; // timed out: its answer is not used (that refresh lstat-ed every folder)
@@ -203,6 +202,8 @@ export class FolderWatch {
     };
     w.on('error', gone);
     w.on('exit', gone);
+    // After the listeners: adding a 'message' listener refs the worker again.
+    w.unref(); // the watch never keeps the server alive
     this.worker = w;
     return w;
   }

@@ -202,8 +202,9 @@ export class FolderWatch {
     };
     w.on('error', gone);
     w.on('exit', gone);
-    // After the listeners: adding a 'message' listener refs the worker again.
-    w.unref(); // the watch never keeps the server alive
+    // After the listeners (adding a 'message' listener refs the worker again): an idle watch
+    // never keeps the process alive; a flush refs it until answered (flush below).
+    w.unref();
     this.worker = w;
     return w;
   }
@@ -217,15 +218,16 @@ export class FolderWatch {
     if (!w) return undefined;
     const epoch = this.epoch;
     const id = this.nextId++;
+    w.ref(); // a command's scan waits on this answer: the process must not end meanwhile
     const m = await new Promise<Parameters<Pending['resolve']>[0]>((resolve) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         resolve(undefined);
       }, FLUSH_TIMEOUT_MS);
-      timer.unref();
       this.pending.set(id, { resolve, timer });
       w.postMessage({ id, index, add, close, dispose });
     });
+    if (this.pending.size === 0) w.unref();
     if (!m || epoch !== this.epoch) {
       this.last.delete(index);
       return undefined;

@@ -95,14 +95,14 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     if (!id) return;
     await this.chat.reveal();
     this.show(id, []);
-    this.replaying = true;
+    this.replaying = this.model.replaying = true;
     try {
       const r = await server.agent.request(acp.methods.agent.session.load, { sessionId: id, cwd, mcpServers: [] });
       this.model.setConfig(r.configOptions ?? []);
     } catch (err) {
       this.model.notice('error', `Could not load the session: ${errorText(err)}`);
     } finally {
-      this.replaying = false;
+      this.replaying = this.model.replaying = false;
       this.render();
     }
   }

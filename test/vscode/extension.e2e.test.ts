@@ -370,6 +370,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     const todoRow = wb.chat.locator('#review-bar .review-row[data-path$="/todo.txt"]');
     await todoRow.waitFor({ timeout: 15_000 });
     expect(await wb.chat.locator('#review-bar .review-orphans').count()).toBe(0);
+    expect(await wb.chat.locator('.entry.notice', { hasText: 'when the window closed' }).count()).toBe(0);
     expect(existsSync(todo)).toBe(false);
     await wb.chat.locator('#send', { hasText: 'Queue' }).waitFor();
     await wb.screenshot(join(SHOTS, 'reload-running.png'));

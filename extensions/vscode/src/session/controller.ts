@@ -54,6 +54,8 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   private detached: DetachedServer | undefined;
   /** Writes an earlier window held, taken over here: withdrawn when their turn ends. */
   private readonly adopted = new Set<AbortController>();
+  /** Their paths: not "from before the reload" (a turn waits on them), though staged a moment later. */
+  private readonly adoptedPaths = new Set<string>();
   /** Pending edits on disk, so a reload offers them again. */
   private readonly kept: PendingStore;
 
@@ -222,7 +224,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   /** Edits that were pending when the window closed or reloaded: offered again (their turn is over). */
   restorePending(): void {
     for (const e of this.kept.load()) {
-      if (this.pending.get(e.path)) continue;
+      if (this.pending.get(e.path) || this.adoptedPaths.has(e.path)) continue;
       this.pending.stage(e.sessionId, e.path, e.proposed, e.original);
       this.model.setReview(e.path, 'pending');
     }
@@ -232,7 +234,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   /** Pending edits no turn waits for (from before a reload): said at the top of the chat. */
   private noteOrphans(): void {
-    const n = this.pending.list().filter((e) => !this.pending.isWaiting(e.path)).length;
+    const n = this.pending.list().filter((e) => !this.pending.isWaiting(e.path) && !this.adoptedPaths.has(e.path)).length;
     if (n) this.model.notice('warning', `${n === 1 ? 'An edit was' : `${n} edits were`} waiting for your review when the window closed. Nothing was written: review, accept or reject ${n === 1 ? 'it' : 'them'} below.`);
   }
 
@@ -449,6 +451,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.pending.take(h.params.path); // the copy kept for the reload: this is the request itself
     const ac = new AbortController();
     this.adopted.add(ac);
+    this.adoptedPaths.add(h.params.path);
     void this.requests
       .writeTextFile(h.params, ac.signal)
       .then(
@@ -456,6 +459,9 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
         (err: { code?: unknown; message?: unknown; data?: unknown }) =>
           ds.answer(h, { error: { code: typeof err.code === 'number' ? err.code : -32603, message: typeof err.message === 'string' ? err.message : 'the edit could not be reviewed', ...(err.data !== undefined ? { data: err.data } : {}) } }),
       )
-      .finally(() => this.adopted.delete(ac));
+      .finally(() => {
+        this.adopted.delete(ac);
+        this.adoptedPaths.delete(h.params.path);
+      });
   }
 }

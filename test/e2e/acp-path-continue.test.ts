@@ -3,7 +3,7 @@ import { v1PerTest } from '../support/acp-v1-client.js';
 import { api } from '../support/http.mjs';
 import { SseClient } from '../support/sse.mjs';
 import { writeScript } from '../support/temp.mjs';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 // A client that comes back as a new connection (the VS Code extension after a window reload)

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { listeningUrl, readableLogLine } from '../model/server-log.js';
 import type { Exit } from './server-process.js';
@@ -66,7 +66,8 @@ export class DetachedProcess {
     onLog: (line: string) => void,
     child?: ReturnType<typeof spawn>,
   ) {
-    this.tail = new LogTail(logPath, (line) => {
+    // A server an earlier window started: its log so far was shown there; read on from its end.
+    this.tail = new LogTail(logPath, child ? 0 : sizeOf(logPath), (line) => {
       this.lastLogLine = readableLogLine(line);
       onLog(line);
     });
@@ -158,6 +159,14 @@ export class DetachedProcess {
   }
 }
 
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
 function alive(pid: number): boolean {
   if (pid <= 0) return false;
   try {
@@ -184,12 +193,12 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 /** Reads new whole lines of server.log every 200 ms. */
 class LogTail {
   onUrl: ((url: string) => void) | undefined;
-  private offset = 0;
   private partial = '';
   private readonly timer: NodeJS.Timeout;
 
   constructor(
     private readonly path: string,
+    private offset: number,
     private readonly onLine: (line: string) => void,
   ) {
     this.timer = setInterval(() => this.poll(), 200);

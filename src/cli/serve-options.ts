@@ -15,6 +15,7 @@ const ServeFlagsSchema = AgentFlagsSchema.extend({
   acpLegacy: z.boolean().default(false),
   store: z.string().optional(),
   bridge: z.string().optional(),
+  idleExit: z.string().optional(),
 });
 
 export interface ServeOptions extends AgentOptions {
@@ -31,6 +32,8 @@ export interface ServeOptions extends AgentOptions {
   store: string | undefined;
   /** The cloud bridge's relay (--bridge); undefined = config.json's `bridge.relay`, else no bridge. */
   bridge: string | undefined;
+  /** ms; with --http: exit after this long with no client connected and no turn running (--idle-exit). */
+  idleExitMs: number | undefined;
 }
 
 /** `env`: the environment's copy (FERRET_STORE, FERRET_ACP_LEGACY). */
@@ -47,6 +50,9 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[], e
   const store = f.store ?? envStore;
   const problem = store !== undefined ? storeUrlProblem(store) : undefined;
   if (problem) throw new FlagError(`${f.store !== undefined ? '--store' : 'FERRET_STORE'}: ${problem}`);
+  const idleExitMs = seconds('--idle-exit', f.idleExit);
+  // Clients are counted on HTTP: without it there is nothing to be idle of.
+  if (idleExitMs !== undefined && !f.http) throw new FlagError('--idle-exit: needs --http (the clients it waits for connect over HTTP)');
   return {
     ...agent,
     http: f.http,
@@ -58,5 +64,6 @@ export function parseServeOptions(raw: unknown, knownTools: readonly string[], e
     acpLegacy: f.acpLegacy || env['FERRET_ACP_LEGACY'] === '1',
     store,
     bridge: f.bridge,
+    idleExitMs,
   };
 }

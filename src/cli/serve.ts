@@ -47,6 +47,8 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
   const manager = core.manager;
 
   const closers: (() => Promise<void>)[] = [];
+  /** An editor drives us on stdio (until its stdin closes): --idle-exit counts it as a client. */
+  let stdioOpen = opts.stdio;
   let stopping: Promise<void> | undefined;
   const stop = (why: string, code = 0): Promise<void> =>
     (stopping ??= (async () => {
@@ -89,6 +91,13 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     const http = await startHttpServer({ manager, logger, host: opts.host, port: opts.port, ideSchema: opts.ideSchema, token: env.serverToken, version: VERSION, sandbox: opts.sandbox, mounts, ...env.http });
     closers.push(() => http.close(), () => acp.close(), () => acpPath.close());
     logger.info({ url: http.url }, 'listening');
+    if (opts.idleExitMs !== undefined) {
+      const idleMs = opts.idleExitMs;
+      const { watchIdle } = await import('./idle-exit.js');
+      const probe = { openRequests: () => http.openRequests(), stdioOpen: () => stdioOpen, get running() { return core.running; } };
+      const unwatch = watchIdle(probe, idleMs, () => void stop(`idle for ${idleMs / 1000} s with no client`));
+      closers.push(async () => unwatch());
+    }
   }
 
   if (relay !== undefined) {
@@ -108,6 +117,7 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     closers.push(() => channel.drain());
     const conn = new AcpConnection(channel, { manager, logger, sandbox: opts.sandbox, version: VERSION, clientTimeoutMs: core.settings.clientRequestTimeoutMs, legacyUpdates: opts.acpLegacy });
     void conn.run().then(() => {
+      stdioOpen = false;
       // The editor that started us is gone: a bridge beside it goes too (--no-stdio keeps a bridged daemon).
       if (!opts.http) void stop('stdin closed');
       else logger.info('stdin closed; HTTP keeps serving');

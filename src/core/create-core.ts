@@ -95,6 +95,8 @@ export interface Core {
   readonly settings: CoreSettings;
   /** Where `bridgeStatus()` reads the cloud bridge's state from (the CLI starts the bridge after the core). */
   reportBridge(source: () => BridgeStatus): void;
+  /** Whether a session this process holds runs a turn now (serve --idle-exit waits for it). */
+  readonly running: boolean;
   /** Cancels running turns, flushes every log, closes MCP servers. */
   close(): Promise<void>;
 }
@@ -177,6 +179,9 @@ export function createCore(opts: CoreOptions): CoreInternals {
     defaults,
     settings: { clientRequestTimeoutMs: opts.clientRequestTimeoutMs ?? config.clientRequestTimeoutMs ?? 10_000 },
     reportBridge: (source) => manager.reportBridge(source),
+    get running() {
+      return manager.running;
+    },
     close: () =>
       (closing ??= (async () => {
         warmer?.stop();

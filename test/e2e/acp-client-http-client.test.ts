@@ -157,6 +157,8 @@ describe('acp-http-client at /acp/{name}', () => {
     const bAt = ed.inbound.findIndex((m) => m['params']?.update?.sessionUpdate === 'user_message_chunk' && m['params'].update.content.text === 'from B');
     expect(answerAt).toBeGreaterThan(-1);
     expect(bAt).toBeGreaterThan(answerAt);
+    // The editor can say who sent it: another ACP client, not this one.
+    expect(ed.inbound[bAt]!['params'].update._meta['ferret.dev'].origin).toMatch(/^acp:/);
 
     // C queues a prompt behind the editor's `sleep 1`, then leaves: its prompt is withdrawn.
     await joinAs('c');

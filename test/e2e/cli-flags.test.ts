@@ -25,7 +25,7 @@ function chimera(args: string[], extraEnv: Record<string, string> = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const SERVE_FLAGS = ['--cwd', '--model', '--sandbox', '--approval', '--allowed-tools', '--http', '--port', '--host', '--ide-schema', '--no-stdio', '--permission-timeout', '--client-timeout', '--acp-legacy', '--store', '--bridge'];
+const SERVE_FLAGS = ['--cwd', '--model', '--sandbox', '--approval', '--allowed-tools', '--http', '--port', '--host', '--ide-schema', '--no-stdio', '--permission-timeout', '--client-timeout', '--acp-legacy', '--store', '--bridge', '--idle-exit'];
 
 describe('chimera flags and help', () => {
   it('--help describes every command and every flag, on stdout, exit 0', () => {

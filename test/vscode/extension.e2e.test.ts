@@ -15,6 +15,8 @@ import { Workbench } from './support/workbench.js';
 // real built chimera with a scripted model. Screenshots land in .tmp/vscode-e2e/.
 
 const SHOTS = join(ROOT, '.tmp', 'vscode-e2e');
+/** Screenshots a person reads in the closing note (kept outside the repository). */
+const NOTE_SHOTS = '/work/wt/_notes/shots';
 const until = async (what: string, pred: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   while (!(await pred())) {
@@ -45,6 +47,23 @@ describe('the Chimera extension in VS Code in the browser', () => {
   let sessionId: string;
   let httpUrl: string;
   let sse: SseReader;
+  /** The detached server as the extension wrote it down (storage folder): its pid, url and token. */
+  const serverState = (): { pid: number; url: string; token: string; sessionId?: string } => {
+    const root = join(cs.userData, 'User', 'workspaceStorage');
+    for (const d of readdirSync(root)) {
+      const f = join(root, d, 'ferret.chimera', 'server.json');
+      if (existsSync(f)) return JSON.parse(readFileSync(f, 'utf8')) as { pid: number; url: string; token: string };
+    }
+    throw new Error('no server.json in the extension storage');
+  };
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const browserErrors: string[] = [];
 
   beforeAll(async () => {
@@ -94,6 +113,13 @@ describe('the Chimera extension in VS Code in the browser', () => {
 
   afterAll(async () => {
     sse?.kill();
+    // The extension's server is detached (it outlives windows by design): end the last one here.
+    try {
+      const pid = serverState().pid;
+      if (alive(pid)) process.kill(-pid, 'SIGTERM');
+    } catch {
+      // none started
+    }
     await browser?.close();
     await cs?.stop();
     // Kept after a failure: code-server's logs (user-data/logs/…/Chimera.log) tell what happened.
@@ -117,7 +143,11 @@ describe('the Chimera extension in VS Code in the browser', () => {
     const http = wb.chat.locator('#http', { hasText: 'HTTP+SSE' });
     await http.waitFor({ timeout: 10_000 });
     httpUrl = /http:\/\/127\.0\.0\.1:\d+/.exec((await http.textContent())!)![0];
-    sse = new SseReader(`${httpUrl}/session/${sessionId}/events`);
+    // The server is detached, behind a token the extension keeps in its storage folder (0600).
+    const st = serverState();
+    expect(st.url).toBe(httpUrl);
+    expect(statSync(join(cs.userData, 'User', 'workspaceStorage')).isDirectory()).toBe(true);
+    sse = new SseReader(`${httpUrl}/session/${sessionId}/events`, st.token);
     expect(await sse.opened).toBe(200);
     // The pickers come from the session's config options.
     expect(await wb.chat.locator('select[data-config="mode"]').inputValue()).toBe('code');
@@ -293,9 +323,30 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(sse.frames.filter((f) => f.event === 'result').map((f) => f.data['stopReason'])).toEqual(['end_turn', 'cancelled']);
   }, 30_000);
 
-  it('stops the server with the window, and resumes the session in the next one; an edit pending at the reload is offered again', async () => {
+  it("a prompt a bot sends over HTTP to the same session shows in the chat as from that bot", async () => {
+    const { token } = serverState();
+    const r = await fetch(`${httpUrl}/session/${sessionId}/message`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-ferret-client': 'ci-bot' },
+      body: JSON.stringify({ text: 'run the tests please' }),
+    });
+    expect(r.status).toBe(200);
+    const prompt = wb.chat.locator('.entry.user', { hasText: 'run the tests please' });
+    await prompt.waitFor({ timeout: 15_000 });
+    expect(await prompt.locator('.from').innerText()).toBe('from ci-bot');
+    await wb.chat.locator('.entry.agent', { hasText: 'The tests pass.' }).waitFor({ timeout: 15_000 });
+    // This window's own prompts carry no label.
+    expect(await wb.chat.locator('.entry.user', { hasText: 'run the slow one' }).locator('.from').count()).toBe(0);
+    await prompt.scrollIntoViewIfNeeded();
+    await wb.screenshot(join(SHOTS, 'prompt-from-bot.png'));
+    await wb.screenshot(join(NOTE_SHOTS, 'vscode-prompt-from-bot.png'));
+    await wb.idle();
+  }, 30_000);
+
+  it('a window reload during a running turn: the turn still shows running, the edit it waits on is the one Accept answers, and it finishes', async () => {
     sse.kill();
     const todo = join(ws, 'todo.txt');
+    const before = serverState();
     // Under suggest, one approval per edit: no quick pick, the diff review is the question.
     await wb.chat.locator('select[data-config="approval"]').selectOption('suggest');
     await until('approval suggest', async () => (await wb.chat.locator('#pickers').getAttribute('data-key'))?.includes('"currentValue":"suggest"') === true);
@@ -304,39 +355,38 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await wb.quickInput.isVisible()).toBe(false);
     // (a quick pick left unanswered would hold the turn before the write: the review row proves there was none)
     expect(await wb.card('Write todo.txt').locator('.tool-permission').innerText()).toMatch(/: allowed$/);
+    expect(await wb.chat.locator('body').getAttribute('data-busy')).toBe('true');
+    await wb.screenshot(join(NOTE_SHOTS, 'vscode-reload-before.png'));
+
     await wb.page.reload({ timeout: 60_000 });
     await wb.ready();
-    // The old window's server is gone (stdin closed and SIGTERM: it was started with --http).
-    const deadline = Date.now() + 10_000;
-    let gone = false;
-    while (!gone && Date.now() < deadline) {
-      gone = await fetch(`${httpUrl}/health`).then(
-        () => false,
-        () => true,
-      );
-      if (!gone) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(gone).toBe(true);
-
-    await wb.runCommand('Chimera: Resume Session');
-    const row = wb.quickInput.locator('.monaco-list-row', { hasText: 'last used in this workspace' });
-    await row.waitFor({ timeout: 30_000 });
-    await row.click();
+    // The server and its turn outlived the window: same process, same session, shown again unasked.
+    expect(alive(before.pid)).toBe(true);
     await wb.chat.locator(`body[data-session="${sessionId}"]`).waitFor({ state: 'attached', timeout: 30_000 });
-    await wb.chat.locator('.entry.user', { hasText: 'run the slow one' }).waitFor({ timeout: 15_000 });
-    await wb.chat.locator('.tool-card[data-status="denied"]', { hasText: 'git push origin main' }).waitFor();
-    await wb.chat.locator('.tool-card[data-status="cancelled"]', { hasText: 'sleep 29.5' }).waitFor();
-    // The edit that waited at the reload is offered again (nothing was written), and Accept writes it.
-    expect(existsSync(todo)).toBe(false);
-    await wb.chat.locator('.entry.notice', { hasText: 'waiting for your review when the window closed' }).waitFor();
-    await wb.chat.locator('#review-bar .review-orphans', { hasText: 'pending when the window reloaded: nothing was written' }).waitFor();
-    expect(await wb.chat.locator('#review-bar .review-row .diff-path').innerText()).toBe('todo.txt');
+    await wb.chat.locator('.entry.user', { hasText: 'write a todo' }).waitFor({ timeout: 15_000 });
+    expect(serverState().pid).toBe(before.pid);
+    // Still running, the edit still waiting on the person (not "from before the reload": the turn waits on it).
+    await wb.chat.locator('body[data-busy="true"]').waitFor({ state: 'attached', timeout: 15_000 });
     const todoRow = wb.chat.locator('#review-bar .review-row[data-path$="/todo.txt"]');
-    await todoRow.waitFor();
-    await wb.screenshot(join(SHOTS, 'pending-after-reload.png'));
+    await todoRow.waitFor({ timeout: 15_000 });
+    expect(await wb.chat.locator('#review-bar .review-orphans').count()).toBe(0);
+    expect(await wb.chat.locator('.entry.notice', { hasText: 'when the window closed' }).count()).toBe(0);
+    expect(existsSync(todo)).toBe(false);
+    await wb.chat.locator('#send', { hasText: 'Queue' }).waitFor();
+    await wb.screenshot(join(SHOTS, 'reload-running.png'));
+    await wb.screenshot(join(NOTE_SHOTS, 'vscode-reload-after.png'));
+
+    // Accept answers the write the server waited on: the file is written and the turn goes on here.
     await todoRow.locator('button[data-action="accept"]').click();
     await until('todo.txt written', () => existsSync(todo) && readFileSync(todo, 'utf8') === 'ship it\n');
-    // Replayed history is drawn, not acted on: no diff reopened, no edit staged again.
+    const check = wb.chat.locator('.tool-card[data-status="completed"]', { hasText: 'sleep 2 && cat todo.txt' });
+    await check.waitFor({ timeout: 20_000 });
+    expect(await check.locator('.tool-output').innerText()).toContain('ship it');
+    await wb.chat.locator('.entry.agent', { hasText: 'Done after the reload: todo.txt says ship it.' }).waitFor({ timeout: 15_000 });
+    await wb.idle();
+    await wb.screenshot(join(SHOTS, 'reload-finished.png'));
+    await wb.screenshot(join(NOTE_SHOTS, 'vscode-reload-finished.png'));
+    // Replayed history is drawn, not acted on: no diff reopened for the edits decided before.
     expect((await wb.tabs()).filter((t) => t.includes('↔'))).toEqual([]);
     // Nothing of ours failed in the workbench on the way (errors it logged naming Chimera).
     expect(browserErrors).toEqual([]);

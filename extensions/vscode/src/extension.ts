@@ -32,7 +32,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const chat = new ChatViewProvider(context.extensionUri, (m) => chatAction(m, c, review, reject, () => log.show(true)));
   const c = new ChimeraController(context, log, chat, pending, review);
   controller = c;
-  c.restorePending();
+  // A reloaded window first goes back to the server and turn the last one left running; edits
+  // pending from before the reload that no turn waits on any more are offered after that.
+  void c.reattach().catch((err: unknown) => log.warn(`could not reattach: ${err instanceof Error ? err.message : String(err)}`)).finally(() => c.restorePending());
   const bridge = new BridgeStatusBar(() => c.bridgeStatus());
   c.onSession = () => void bridge.refresh();
   context.subscriptions.push(
@@ -78,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
 }
 
-/** The window is closing (or reloading): stop the server with it. */
+/** The window is closing (or reloading): a detached server runs on, a stdio child is stopped. */
 export async function deactivate(): Promise<void> {
   await controller?.dispose();
   controller = undefined;

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { SandboxMode, Sessions } from '../../core/index.js';
 import { buildApp, type HttpMount } from './app.js';
@@ -38,6 +39,8 @@ export interface HttpServerOptions {
 export interface HttpServer {
   url: string;
   close(): Promise<void>;
+  /** Requests open now (an SSE stream or a long-poll counts until it ends): who is connected. */
+  openRequests(): number;
 }
 
 /** Starts the HTTP+SSE transport on the shared sessions; refuses a non-loopback bind without a token. */
@@ -68,6 +71,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
     ...(opts.mounts ? { mounts: opts.mounts } : {}),
     consoleDir,
   });
+  // Counted on the raw server, so the mounted ACP handlers' streams count too.
+  let open = 0;
+  app.server.on('request', (_req: unknown, res: ServerResponse) => {
+    open++;
+    res.once('close', () => open--);
+  });
   await app.listen({ host: opts.host, port: opts.port });
   const addr = app.server.address() as AddressInfo;
   // Loopback: only our own names (DNS-rebinding guard). Non-loopback with a token: any Host.
@@ -84,5 +93,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<HttpServ
   return {
     url: `http://${shown}:${addr.port}`,
     close: () => (closing ??= app.close()),
+    openRequests: () => open,
   };
 }

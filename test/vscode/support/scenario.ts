@@ -20,7 +20,7 @@ const planAt = (done: number) => ({
   arguments: { entries: PLAN_STEPS.map((content, i) => ({ content, status: i < done ? 'completed' : i === done ? 'in_progress' : 'pending', ...(i === 1 ? { priority: 'high' } : {}) })) },
 });
 
-/** Turn 1: streamed text, a plan, two writes, a command, a push that asks, an open (the plan ticked off on the way); turn 2: a long command. */
+/** Turn 1: streamed text, a plan, two writes, a command, a push that asks, an open (the plan ticked off on the way); turn 2: a long command; a bot's turn; a turn across a reload. */
 export const MODEL = {
   contextWindow: 200_000, // a known window: the context line shows it (none is drawn for an unknown one)
   responses: [
@@ -50,10 +50,14 @@ export const MODEL = {
       usage: { input: 1400, output: 12 },
     },
     { chunks: ['Running a long command.'], toolCalls: [{ name: 'bash', arguments: { command: 'sleep 29.5' } }], usage: { input: 1500, output: 10 } },
-    // (a stopped turn asks for nothing more: the next answer is turn 3's)
-    // Turn 3: an edit still waiting for review when the window reloads.
+    // (a stopped turn asks for nothing more: the next answer is the bot's)
+    // A prompt a CI bot sends over HTTP to the same session.
+    { chunks: ['The tests pass.'] },
+    // Turn 4: a turn still running when the window reloads, its edit waiting for review; after the
+    // reload Accept answers the write the server waits on and the turn goes on to its end.
     { chunks: ['Writing a todo.'], toolCalls: [{ name: 'write_file', arguments: { path: 'todo.txt', content: 'ship it\n' } }] },
-    { chunks: ['(not reached: the window reloads)'] },
+    { chunks: ['Checking it.'], toolCalls: [{ name: 'bash', arguments: { command: 'sleep 2 && cat todo.txt' } }] },
+    { chunks: ['Done after the reload: todo.txt says ship it.'] },
   ],
   pricing: { input: 1.25, output: 10, cache: 0.125, reasoning: 10 },
 };

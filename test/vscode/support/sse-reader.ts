@@ -12,8 +12,9 @@ export class SseReader {
   readonly opened: Promise<number>;
   private readonly abort = new AbortController();
 
-  constructor(url: string) {
-    this.opened = fetch(url, { headers: { accept: 'text/event-stream' }, signal: this.abort.signal }).then((res) => {
+  /** `token`: the server's Bearer token (the extension's detached server has one). */
+  constructor(url: string, token?: string) {
+    this.opened = fetch(url, { headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) }, signal: this.abort.signal }).then((res) => {
       void this.read(res.body!).catch(() => undefined); // ends with kill()
       return res.status;
     });

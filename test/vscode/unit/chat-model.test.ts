@@ -26,6 +26,26 @@ describe('ChatModel', () => {
     ]);
   });
 
+  it("labels a prompt someone else sent in a shared session with its sender, and not this person's own", () => {
+    const from = (origin: string) => ({ _meta: { 'ferret.dev': { origin } } });
+    const m = new ChatModel();
+    m.addUser('mine');
+    feed(m, [
+      { sessionUpdate: 'user_message_chunk', content: text('run the tests'), ...from('http:ci-bot') },
+      { sessionUpdate: 'user_message_chunk', content: text('and you?'), ...from('http:console') },
+      { sessionUpdate: 'user_message_chunk', content: text('from zed'), ...from('acp:7') },
+    ]);
+    m.replaying = true;
+    feed(m, [{ sessionUpdate: 'user_message_chunk', content: text('earlier, from this editor'), ...from('acp:3') }]);
+    expect(m.view().entries.map((e) => (e.kind === 'user' ? [e.text, e.from] : []))).toEqual([
+      ['mine', undefined],
+      ['run the tests', 'ci-bot'],
+      ['and you?', 'web console'],
+      ['from zed', 'another editor'],
+      ['earlier, from this editor', undefined],
+    ]);
+  });
+
   it('keeps a command card live (unfenced output) and takes its final status from ferret', () => {
     const m = new ChatModel();
     feed(m, [

@@ -35,7 +35,11 @@ export const CLIENT_CAPABILITIES: acp.ClientCapabilities = {
 
 /** The SDK's client over the server's stdio (newline-delimited JSON-RPC). */
 export function connect(server: ServerProcess, h: ClientHandlers): acp.ClientConnection {
-  const stream = acp.ndJsonStream(Writable.toWeb(server.child.stdin!), Readable.toWeb(server.child.stdout!) as ReadableStream<Uint8Array>);
+  return connectStream(acp.ndJsonStream(Writable.toWeb(server.child.stdin!), Readable.toWeb(server.child.stdout!) as ReadableStream<Uint8Array>), h);
+}
+
+/** The SDK's client over any message stream (stdio, or ACP over HTTP: path-stream.ts). */
+export function connectStream(stream: acp.Stream, h: ClientHandlers): acp.ClientConnection {
   return acp
     .client({ name: 'chimera-vscode' })
     .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => h.permission(params, signal))
@@ -46,10 +50,12 @@ export function connect(server: ServerProcess, h: ClientHandlers): acp.ClientCon
     .connect(stream);
 }
 
-export async function initialize(agent: acp.ClientContext, version: string): Promise<acp.InitializeResponse> {
+/** `continues`: the client id an earlier connection of this window was given (a reload goes on with its turn). */
+export async function initialize(agent: acp.ClientContext, version: string, continues?: string): Promise<acp.InitializeResponse> {
+  const ours = CLIENT_CAPABILITIES._meta![FERRET_NS] as Record<string, unknown>;
   const init = await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: CLIENT_CAPABILITIES,
+    clientCapabilities: continues ? { ...CLIENT_CAPABILITIES, _meta: { [FERRET_NS]: { ...ours, continues } } } : CLIENT_CAPABILITIES,
     clientInfo: { name: 'chimera-vscode', title: 'Chimera for VS Code', version },
   });
   if (init.protocolVersion !== acp.PROTOCOL_VERSION) throw new Error(`the server speaks ACP version ${init.protocolVersion}, this extension speaks ${acp.PROTOCOL_VERSION}`);

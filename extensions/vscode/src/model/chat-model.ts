@@ -1,5 +1,6 @@
 import type { ContentBlock, SessionConfigOption, SessionUpdate, ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { ferretMeta, type FerretToolMeta } from './ferret-meta.js';
+import { senderLabel } from './origin.js';
 
 // The chat view's state, built from ACP `session/update`s and the prompt's own answers. Pure (no
 // VS Code): the extension feeds it, the webview renders what `view()` returns.
@@ -38,7 +39,7 @@ export interface ToolCard {
 }
 
 export type Entry =
-  | { id: string; kind: 'user' | 'agent' | 'thought'; text: string }
+  | { id: string; kind: 'user' | 'agent' | 'thought'; text: string; /** A prompt someone else sent (a bot's name…). */ from?: string }
   | { id: string; kind: 'tool'; card: ToolCard }
   | { id: string; kind: 'notice'; level: 'info' | 'warning' | 'error'; text: string; retry?: string; setting?: string }
   | { id: string; kind: 'plan'; items: PlanItem[] };
@@ -91,6 +92,9 @@ export class ChatModel {
   private seq = 0;
 
   /** `relative`: how a path is shown (the extension passes VS Code's workspace-relative form). */
+  /** A session/load is replaying history (set by the controller): an editor's prompt may be this person's own. */
+  replaying = false;
+
   constructor(private readonly relative: (path: string) => string = (p) => p) {}
 
   view(): ChatView {
@@ -180,7 +184,7 @@ export class ChatModel {
   apply(u: SessionUpdate): Effect[] {
     switch (u.sessionUpdate) {
       case 'user_message_chunk':
-        this.appendText('user', u.content);
+        this.appendText('user', u.content, senderLabel(u._meta, this.replaying));
         return [];
       case 'agent_message_chunk':
         this.appendText('agent', u.content);
@@ -266,11 +270,12 @@ export class ChatModel {
     return [];
   }
 
-  private appendText(kind: 'user' | 'agent' | 'thought', content: ContentBlock): void {
+  private appendText(kind: 'user' | 'agent' | 'thought', content: ContentBlock, from?: string): void {
     const text = content.type === 'text' ? content.text : `[${content.type}]`;
     const last = this.state.entries.at(-1);
-    if (last && last.kind === kind) last.text += text;
-    else this.push({ kind, text });
+    // A prompt from another sender is its own entry, even right after another prompt.
+    if (last && last.kind === kind && last.from === from) last.text += text;
+    else this.push(from !== undefined ? { kind, text, from } : { kind, text });
   }
 
   private push(e: NewEntry): void {

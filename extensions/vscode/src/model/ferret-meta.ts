@@ -26,6 +26,8 @@ export interface FerretAgentMeta {
   sandbox?: string;
   methods?: string[];
   notifications?: string[];
+  /** This client's id in ferret; a later connection `continues` it (after a window reload). */
+  clientId?: string;
 }
 
 export function ferretMeta<T>(meta: Record<string, unknown> | null | undefined): T | undefined {

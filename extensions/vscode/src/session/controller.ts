@@ -15,7 +15,9 @@ import { showError } from '../ui/errors.js';
 import { reveal } from '../ui/follow.js';
 import { AgentRequests } from './agent-requests.js';
 import { pickSession, rememberSession } from './history.js';
+import { DetachedServer } from './detached-start.js';
 import { ChimeraServer } from './server.js';
+import { ServerStateFile, type HeldWrite } from './server-state.js';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err));
 
@@ -46,6 +48,14 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   private queue: string[] = [];
 
   private readonly requests: AgentRequests;
+  /** Where a detached server is written down for the next window (none without a storage folder). */
+  private readonly stateFile: ServerStateFile | undefined;
+  /** The detached server in use (undefined with a stdio child). */
+  private detached: DetachedServer | undefined;
+  /** Writes an earlier window held, taken over here: withdrawn when their turn ends. */
+  private readonly adopted = new Set<AbortController>();
+  /** Their paths: not "from before the reload" (a turn waits on them), though staged a moment later. */
+  private readonly adoptedPaths = new Set<string>();
   /** Pending edits on disk, so a reload offers them again. */
   private readonly kept: PendingStore;
 
@@ -57,6 +67,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     private readonly review: EditReview,
   ) {
     this.kept = new PendingStore(ctx);
+    this.stateFile = ctx.storageUri?.scheme === 'file' ? new ServerStateFile(ctx.storageUri.fsPath) : undefined;
     this.requests = new AgentRequests({
       model: this.model,
       pending,
@@ -95,14 +106,16 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     if (!id) return;
     await this.chat.reveal();
     this.show(id, []);
-    this.replaying = true;
+    this.replaying = this.model.replaying = true;
     try {
       const r = await server.agent.request(acp.methods.agent.session.load, { sessionId: id, cwd, mcpServers: [] });
       this.model.setConfig(r.configOptions ?? []);
+      // A turn still running (started before a reload, or by another client): shown running; its _ferret/turn_end ends it.
+      if (ferretMeta<{ status?: string }>(r._meta)?.status === 'running' && !this.model.view().busy) this.model.turnStarted();
     } catch (err) {
       this.model.notice('error', `Could not load the session: ${errorText(err)}`);
     } finally {
-      this.replaying = false;
+      this.replaying = this.model.replaying = false;
       this.render();
     }
   }
@@ -211,7 +224,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   /** Edits that were pending when the window closed or reloaded: offered again (their turn is over). */
   restorePending(): void {
     for (const e of this.kept.load()) {
-      if (this.pending.get(e.path)) continue;
+      if (this.pending.get(e.path) || this.adoptedPaths.has(e.path)) continue;
       this.pending.stage(e.sessionId, e.path, e.proposed, e.original);
       this.model.setReview(e.path, 'pending');
     }
@@ -221,7 +234,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   /** Pending edits no turn waits for (from before a reload): said at the top of the chat. */
   private noteOrphans(): void {
-    const n = this.pending.list().filter((e) => !this.pending.isWaiting(e.path)).length;
+    const n = this.pending.list().filter((e) => !this.pending.isWaiting(e.path) && !this.adoptedPaths.has(e.path)).length;
     if (n) this.model.notice('warning', `${n === 1 ? 'An edit was' : `${n} edits were`} waiting for your review when the window closed. Nothing was written: review, accept or reject ${n === 1 ? 'it' : 'them'} below.`);
   }
 
@@ -279,7 +292,11 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     } else if (method === '_ferret/process_started' || method === '_ferret/process_exited') {
       const line = this.processes.apply(method, params as Record<string, unknown>);
       if (line) this.model.notice('info', line);
-    } else if (method === '_ferret/turn_end' && p.stopReason && !this.prompting && !(p.turnId && this.answered.has(p.turnId))) {
+    } else if (method === '_ferret/turn_end' && !this.replaying && this.adopted.size) {
+      // The turn an adopted write belonged to is over (stopped): nothing waits on it any more.
+      for (const a of this.adopted) a.abort();
+    }
+    if (method === '_ferret/turn_end' && p.stopReason && !this.prompting && !(p.turnId && this.answered.has(p.turnId))) {
       // A turn this window did not start (history replay, or another client's): its end, as the prompt answer would say.
       if (p.stopReason === 'error') this.model.turnFailed('The turn failed.');
       else this.model.turnEnded(p.stopReason === 'max_steps' ? 'max_turn_requests' : p.stopReason);
@@ -307,6 +324,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.noteOrphans();
     this.model.setWaiting(this.pending.list().filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
     void rememberSession(this.ctx.workspaceState, sessionId);
+    this.detached?.remember(sessionId);
     this.render();
   }
 
@@ -345,20 +363,29 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     const s = serverSettings();
     this.log.info(`starting ${s.command} ${s.args.join(' ')} in ${cwd}`);
     const version = (this.ctx.extension.packageJSON as { version?: string }).version ?? '0.0.0';
+    const events = {
+      onLog: (line: string) => this.log.info(`[server] ${line}`),
+      onHttpUrl: (url: string) => {
+        this.model.setHttpUrl(url);
+        this.render();
+      },
+      onUnexpectedExit: (exit: { code: number | null; signal: NodeJS.Signals | null }, last: string | undefined) => {
+        this.model.setHttpUrl(undefined);
+        if (this.model.view().busy) this.model.turnFailed('The server stopped.');
+        this.render();
+        void showError(exitError(exit.code, exit.signal, last), this.log);
+      },
+    };
+    const detach = this.stateFile && vscode.workspace.getConfiguration('chimera').get<boolean>('keepServerOnReload', true);
     try {
-      const server = await ChimeraServer.start(s, cwd, version, this, {
-        onLog: (line) => this.log.info(`[server] ${line}`),
-        onHttpUrl: (url) => {
-          this.model.setHttpUrl(url);
-          this.render();
-        },
-        onUnexpectedExit: (exit, last) => {
-          this.model.setHttpUrl(undefined);
-          if (this.model.view().busy) this.model.turnFailed('The server stopped.');
-          this.render();
-          void showError(exitError(exit.code, exit.signal, last), this.log);
-        },
-      });
+      if (detach && this.stateFile) {
+        this.detached = await DetachedServer.open(s, cwd, version, this, events, this.stateFile);
+        const info = this.detached.server.init.agentInfo;
+        this.log.info(`connected to ${info?.title ?? info?.name ?? 'the agent'} ${info?.version ?? ''} (a detached server: it outlives a window reload)`);
+        return this.detached.server;
+      }
+      this.detached = undefined;
+      const server = await ChimeraServer.start(s, cwd, version, this, events);
       const info = server.init.agentInfo;
       this.log.info(`connected to ${info?.title ?? info?.name ?? 'the agent'} ${info?.version ?? ''}`);
       return server;
@@ -391,11 +418,50 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.render();
   }
 
-  /** With the window: the server is stopped (stdin closed, then SIGTERM for an --http server). */
+  /**
+   * With the window: a detached server runs on (a reload comes back to it; alone it exits after
+   * its idle time), a stdio child is stopped (stdin closed, then SIGTERM for an --http server).
+   */
   async dispose(): Promise<void> {
     this.closing = true;
     const server = this.server;
     this.server = undefined;
-    await server?.stop();
+    await server?.leave();
+  }
+
+  /**
+   * A reloaded window: when this workspace's detached server still runs, show the session the last
+   * window showed (a turn still running shows running and goes on), and take over the writes that
+   * turn waits on, so Accept or Reject here is the answer the server waits for.
+   */
+  async reattach(): Promise<void> {
+    const st = this.stateFile?.load();
+    if (!st?.sessionId || !vscode.workspace.getConfiguration('chimera').get<boolean>('keepServerOnReload', true)) return;
+    const server = await this.ensureServer();
+    const ds = this.detached;
+    if (!server || !ds?.inherited.sessionId) return;
+    this.log.info(`reattached to the running server; showing session ${ds.inherited.sessionId} again`);
+    await this.resumeSession(ds.inherited.sessionId);
+    for (const h of ds.inherited.held) this.adopt(ds, h);
+    await ds.letGo(ds.inherited.previous);
+  }
+
+  /** A write the last window held: staged and reviewed here, answered by its id on that window's connection. */
+  private adopt(ds: DetachedServer, h: HeldWrite): void {
+    this.pending.take(h.params.path); // the copy kept for the reload: this is the request itself
+    const ac = new AbortController();
+    this.adopted.add(ac);
+    this.adoptedPaths.add(h.params.path);
+    void this.requests
+      .writeTextFile(h.params, ac.signal)
+      .then(
+        (result) => ds.answer(h, { result }),
+        (err: { code?: unknown; message?: unknown; data?: unknown }) =>
+          ds.answer(h, { error: { code: typeof err.code === 'number' ? err.code : -32603, message: typeof err.message === 'string' ? err.message : 'the edit could not be reviewed', ...(err.data !== undefined ? { data: err.data } : {}) } }),
+      )
+      .finally(() => {
+        this.adopted.delete(ac);
+        this.adoptedPaths.delete(h.params.path);
+      });
   }
 }

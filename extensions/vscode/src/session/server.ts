@@ -11,14 +11,26 @@ export interface ServerEvents {
   onUnexpectedExit: (exit: Exit, lastLogLine: string | undefined) => void;
 }
 
+/** The server's process as a window sees it: its stdio child, or a detached one (detached-server.ts). */
+export interface ServerHost {
+  readonly running: boolean;
+  readonly exited: Promise<Exit>;
+  readonly isStopping: boolean;
+  readonly lastLogLine: string | undefined;
+  readonly spawnError: NodeJS.ErrnoException | undefined;
+  stop(): Promise<void>;
+}
+
 /** One running server and its ACP connection, initialized. One per window, shared by its sessions. */
 export class ChimeraServer {
-  private constructor(
-    readonly process: ServerProcess,
+  constructor(
+    readonly process: ServerHost,
     private readonly connection: acp.ClientConnection,
     readonly init: acp.InitializeResponse,
     /** What it was started with (a later difference means the settings changed). */
     readonly settings: ServerSettings,
+    /** A detached server: the window lets it run on when it closes or reloads (release). */
+    readonly detached?: { release(): void },
   ) {}
 
   get agent(): acp.ClientContext {
@@ -73,6 +85,14 @@ export class ChimeraServer {
   async stop(): Promise<void> {
     const stopping = this.process.stop();
     this.connection.close();
+    this.detached?.release();
     await stopping;
+  }
+
+  /** The window closes or reloads: a detached server runs on (its turn too); a child is stopped. */
+  async leave(): Promise<void> {
+    if (!this.detached) return this.stop();
+    this.detached.release();
+    this.connection.close();
   }
 }

@@ -146,6 +146,8 @@ function fill(target: HTMLElement, e: Entry, v: ChatView): void {
   target.className = `entry ${e.kind}`;
   switch (e.kind) {
     case 'user':
+      // Someone else's prompt in a shared session says who sent it.
+      if (e.from !== undefined) target.append(el('div', 'from', `from ${e.from}`));
       richText(target, e.text);
       break;
     case 'agent':

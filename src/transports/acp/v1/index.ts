@@ -62,6 +62,22 @@ function advertisedExtensions(caps: ClientCaps): Set<string> {
   return new Set(Array.isArray(asked) ? EXT_NOTIFICATIONS.filter((n) => asked.includes(n)) : []);
 }
 
+/**
+ * The client's id in the core (the origin of its turns, the owner of its file seam): its own, or
+ * the one an earlier connection of the same client had (`_meta["ferret.dev"].continues`, which
+ * that connection's initialize answer gave as `clientId`). The VS Code extension continues its
+ * connection across a window reload, so a turn it started keeps writing through its review.
+ */
+function clientIdOf(caps: ClientCaps, connectionId: string): string {
+  const ours = caps._meta?.[META_NS];
+  const continues = ours && typeof ours === 'object' ? (ours as { continues?: unknown }).continues : undefined;
+  if (continues === undefined) return `acp:${connectionId}`;
+  if (typeof continues !== 'string' || !/^acp:[\w.~-]{1,160}$/.test(continues)) {
+    throw new RpcError(JSONRPC_INVALID_PARAMS, 'Invalid params: clientCapabilities._meta["ferret.dev"].continues: expected the clientId an earlier initialize answered (acp:…)', { field: 'clientCapabilities._meta.ferret.dev.continues' });
+  }
+  return continues;
+}
+
 /** The client asked ferret to wait for its person's Accept/Reject on writes (client-files.ts). */
 function reviewsWrites(caps: ClientCaps): boolean {
   const ours = caps._meta?.[META_NS];
@@ -112,12 +128,15 @@ export function createAcpV1Dialect(ctx: DialectContext): Dialect {
 class AcpV1Dialect implements Dialect {
   private readonly links = new Map<string, SessionLink>();
   private caps: ClientCaps = {};
+  /** Set at initialize: this client's id in the core (its own, or the one it continues). */
+  private clientId = '';
 
   constructor(private readonly ctx: DialectContext) {}
 
   async initialize(params: unknown): Promise<InitializeResponse> {
     const p = parseParams(P.initialize, params);
     this.caps = p.clientCapabilities ?? {};
+    this.clientId = clientIdOf(this.caps, this.ctx.connectionId);
     return {
       protocolVersion: 1,
       agentCapabilities: {
@@ -127,7 +146,7 @@ class AcpV1Dialect implements Dialect {
         mcpCapabilities: { http: true, sse: true },
         // fork is the SDK's unstable method (its stable schema has no name for it yet).
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...UNSTABLE_SESSION_CAPS },
-        _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: EXT_NOTIFICATIONS } },
+        _meta: { [META_NS]: { version: this.ctx.version, sandbox: this.ctx.sandbox, methods: EXT_METHODS, notifications: EXT_NOTIFICATIONS, clientId: this.clientId } },
       },
       authMethods: authMethods(this.ctx.manager),
       agentInfo: { name: 'ferret', title: 'Ferret', version: this.ctx.version },
@@ -343,6 +362,7 @@ class AcpV1Dialect implements Dialect {
       compaction: this.caps.session?.compaction != null,
       extensions: advertisedExtensions(this.caps),
       terminal: this.caps.terminal === true,
+      ...(this.clientId ? { clientId: this.clientId } : {}),
     });
     this.links.set(s.id, link);
     link.attach(replay, mcpServers);

@@ -19,6 +19,8 @@ export interface LinkCaps {
   extensions: ReadonlySet<string>;
   /** The client advertised `terminal`: a running command shows in its terminal (terminal-mirror.ts). */
   terminal?: boolean;
+  /** The client's id in the core (default `acp:<connection>`; one connection may continue another's). */
+  clientId?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export class SessionLink {
     private readonly manager: Sessions,
     private readonly caps: LinkCaps,
   ) {
-    this.clientId = `acp:${ctx.connectionId}`;
+    this.clientId = caps.clientId ?? `acp:${ctx.connectionId}`;
   }
 
   /** Settles when the history (session/load) has gone out: the load answers after it. */

@@ -87,7 +87,10 @@ export class UpdateMapper {
     switch (e.type) {
       case 'turn_start':
         // An image-only prompt has no text to show (its images follow from its message).
-        return showUser && e.data.text !== '' ? [{ update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: e.data.text } } }] : [];
+        // Who sent it (a bot's x-ferret-client name, another console, an editor), for shared sessions.
+        return showUser && e.data.text !== ''
+          ? [{ update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: e.data.text }, ...(e.data.origin !== undefined ? { _meta: { [META_NS]: { origin: e.data.origin } } } : {}) } }]
+          : [];
       case 'message_chunk':
         return [{ update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: e.data.text } } }];
       case 'reasoning_chunk':

@@ -13,7 +13,7 @@
 //   distrusts the watches and lstat-s every folder instead (`suspect`).
 // Watches are added through `/proc/self/fd/N` of a folder opened with O_NOFOLLOW, so each is on
 // exactly the folder whose identity it reports, not on whatever a path names a moment later.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 /** One watch the worker added: the folder's identity and change time read after the watch was in place. */
@@ -48,6 +48,7 @@ let total = 0;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferret-watch-'));
 let cur = path.join(dir, crypto.randomBytes(12).toString('hex'));
 fs.writeFileSync(cur, '');
+parentPort.postMessage({ dir }); // the process removes it when it exits: a worker is ended without its own 'exit'
 let expect;
 let inflight = [];
 const waiting = [];
@@ -121,7 +122,6 @@ parentPort.on('message', (req) => {
   waiting.push(req);
   send();
 });
-process.on('exit', () => { try { fs.rmSync(dir, { recursive: true, force: true }); } catch {} });
 `;
 
 /** How long a flush may take before the refresh goes on without the watch (and lstats every folder). */
@@ -148,6 +148,8 @@ export class FolderWatch {
   /** Bumped when the worker restarts: every watch it held is gone. */
   private epoch = 0;
   private deaths = 0;
+  /** The worker's private folder (its sentinel file). */
+  private dir: string | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   /** Per index: the event count at its last flush, and the epoch it was taken in. */
@@ -181,7 +183,12 @@ export class FolderWatch {
       this.broken = true;
       return undefined;
     }
-    w.on('message', (m: { id: number; total: number; dirty: string[]; added: Added[]; failed: string[] }) => {
+    w.on('message', (m: { id: number; total: number; dirty: string[]; added: Added[]; failed: string[]; dir?: string }) => {
+      if (m.dir !== undefined) {
+        this.dir = m.dir;
+        removeOnExit(m.dir);
+        return;
+      }
       const p = this.pending.get(m.id);
       if (!p) return; // timed out: its answer is not used (that refresh lstat-ed every folder)
       this.pending.delete(m.id);
@@ -250,7 +257,23 @@ export class FolderWatch {
     this.worker = undefined;
     this.epoch++;
     if (w) await w.terminate();
+    if (this.dir !== undefined) {
+      rmSync(this.dir, { recursive: true, force: true });
+      sentinelDirs.delete(this.dir);
+    }
   }
+}
+
+const sentinelDirs = new Set<string>();
+
+/** The worker's sentinel folder goes when the process goes (however the worker ended). */
+function removeOnExit(dir: string): void {
+  if (sentinelDirs.size === 0) {
+    process.on('exit', () => {
+      for (const d of sentinelDirs) rmSync(d, { recursive: true, force: true });
+    });
+  }
+  sentinelDirs.add(dir);
 }
 
 let shared: FolderWatch | undefined;

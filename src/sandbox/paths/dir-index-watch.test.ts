@@ -125,6 +125,66 @@ describe('the folder index with a watch', () => {
     await warm(idx);
     await idx.refresh(none);
     expect(idx.checks).toBe(1);
+    // Trusted again because watched again: a .git made now, deep down, is seen.
+    mkdirSync(join(root, 'a', 'p12', 'deep', '.git'));
+    await idx.refresh(none);
+    expect([...idx.gitEntries().keys()]).toEqual([join(root, 'a', 'p12', 'deep', '.git')]);
+    rmSync(join(root, 'a', 'p12', 'deep', '.git'), { recursive: true });
+  });
+
+  it("a worker that ends during another index's flush leaves no index trusting watches it lost", async () => {
+    const watch = newWatch();
+    const a = makeIndex(watch);
+    const b = makeIndex(watch);
+    await warm(a);
+    await warm(b);
+    await watch.stop(); // as if it died while a's flush was pending
+    await a.refresh(none);
+    for (let i = 0; i < 3; i++) await b.refresh(none);
+    mkdirSync(join(root, 'a', 'p13', 'deep', '.git'));
+    await b.refresh(none);
+    expect([...b.gitEntries().keys()]).toEqual([join(root, 'a', 'p13', 'deep', '.git')]);
+    rmSync(join(root, 'a', 'p13', 'deep', '.git'), { recursive: true });
+  });
+
+  it('a flush that is not answered in time restarts the worker, and the next ones are answered', async () => {
+    const watch = newWatch();
+    const idx = makeIndex(watch);
+    await warm(idx);
+    // A flush the worker takes longer over than allowed (20,000 watches asked for, none there).
+    watch.flushTimeoutMs = 1;
+    const many = Array.from({ length: 20_000 }, (_, i) => join(outside, 'none', String(i)));
+    expect(await watch.flush(watch.register(), many, [])).toBeUndefined();
+    watch.flushTimeoutMs = 2000;
+    await idx.refresh(none);
+    expect(idx.watched).toBe(false);
+    expect(idx.checks).toBe(idx.size);
+    await warm(idx);
+    await idx.refresh(none);
+    expect(idx.watched).toBe(true);
+    expect(idx.checks).toBe(1);
+    mkdirSync(join(root, 'a', 'p14', 'deep', '.git'));
+    await idx.refresh(none);
+    expect([...idx.gitEntries().keys()]).toEqual([join(root, 'a', 'p14', 'deep', '.git')]);
+    rmSync(join(root, 'a', 'p14', 'deep', '.git'), { recursive: true });
+  });
+
+  it('a workspace that is removed gives its watches back', async () => {
+    const watch = newWatch({ cap: 40 });
+    const gone = join(outside, 'gone');
+    for (let i = 0; i < 15; i++) mkdirSync(join(gone, `d${i}`, 'x'), { recursive: true });
+    const kept = join(outside, 'kept');
+    for (let i = 0; i < 15; i++) mkdirSync(join(kept, `d${i}`, 'x'), { recursive: true });
+    await sleep(300);
+    const a = makeIndex(watch, gone);
+    await warm(a);
+    rmSync(gone, { recursive: true });
+    await a.refresh(none);
+    await a.refresh(none);
+    const b = makeIndex(watch, kept);
+    await warm(b);
+    await b.refresh(none);
+    expect(b.checks).toBe(1);
   });
 
   it('past the watch budget, the folders left over are checked by lstat and still guarded', async () => {

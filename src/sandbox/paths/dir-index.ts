@@ -83,6 +83,9 @@ export class DirIndex {
     private readonly opts: IndexOptions,
   ) {
     this.id = opts.watch?.register();
+    // An index dropped with its workspace's facts (the table keeps 64) closes its watches when
+    // it is collected: never earlier, since a session may still hold those facts and use it.
+    if (opts.watch && this.id !== undefined) released.register(this, { watch: opts.watch, id: this.id });
   }
 
   /** Closes this index's watches (it is being replaced). */
@@ -122,7 +125,8 @@ export class DirIndex {
     const queue: string[] = [];
     if (this.folders.size === 0) {
       queue.push(this.root);
-      if (this.id !== undefined) this.toClose.clear();
+      // The root went (or this is the first refresh): the watches of what was known are closed.
+      if (this.toClose.size > 0) await this.flush();
     } else {
       const news = await this.flush();
       const suspect = !news || news.suspect;
@@ -174,6 +178,9 @@ export class DirIndex {
       for (const f of this.folders.values()) f.trusted = false;
       return undefined;
     }
+    // Events may be lost, or the worker restarted (its watches gone): nothing is vouched for
+    // until its watch is added again and checked against what was read.
+    if (news.suspect) for (const f of this.folders.values()) f.trusted = false;
     for (const a of news.added) {
       const f = this.folders.get(a.path);
       if (f && f.dev === a.dev && f.ino === a.ino && f.ctimeMs === a.ctimeMs && !isRacy(f)) f.trusted = true;
@@ -252,6 +259,8 @@ export class DirIndex {
     for (const s of f.subdirs) this.drop(s);
   }
 }
+
+const released = new FinalizationRegistry<{ watch: FolderWatch; id: number }>(({ watch, id }) => watch.dispose(id));
 
 function isRacy(f: Folder): boolean {
   // A ctime with a fraction of a millisecond comes from a file system with fine times; a whole

@@ -157,6 +157,8 @@ export class FolderWatch {
   private nextIndex = 1;
   readonly threshold: number;
   readonly cap: number;
+  /** How long a flush may take (a test shortens it). */
+  flushTimeoutMs = FLUSH_TIMEOUT_MS;
 
   constructor(opts: { threshold?: number; cap?: number } = {}) {
     // Half the queue: an overflow needs the whole queue read, so half is far from any miss.
@@ -230,7 +232,10 @@ export class FolderWatch {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         resolve(undefined);
-      }, FLUSH_TIMEOUT_MS);
+        // Its sentinel's event may be lost (dropped from a full queue): such a worker would
+        // never answer again. A new one starts with no watches; every index sees the new epoch.
+        this.restart(w);
+      }, this.flushTimeoutMs);
       this.pending.set(id, { resolve, timer });
       w.postMessage({ id, index, add, close, dispose });
     });
@@ -243,6 +248,18 @@ export class FolderWatch {
     this.last.set(index, { total: m.total, epoch });
     const suspect = !before || before.epoch !== epoch || m.total - before.total >= this.threshold;
     return { dirty: m.dirty, added: m.added, failed: m.failed, suspect };
+  }
+
+  private restart(w: Worker): void {
+    if (this.worker !== w) return;
+    this.worker = undefined;
+    this.epoch++;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.resolve(undefined);
+      this.pending.delete(id);
+    }
+    void w.terminate();
   }
 
   /** Drops every watch of an index (it was replaced). */

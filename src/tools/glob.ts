@@ -75,11 +75,13 @@ export const globTool = defineTool({
     });
     if (!listed.ok) return { status: 'failed', output: `glob: ${listed.message}` };
     if (listed.end === 'cancelled') return { status: 'failed', output: 'glob: cancelled' };
-    if (listed.end === 'deadline') return { status: 'failed', output: `glob: stopped after ${GLOB_DEADLINE_MS / 1000} s; narrow the pattern` };
     // Every listed path starts with the root (join(ws, …fixed)), itself inside ws: a slice, not 60,000 relative() calls.
     const cut = ws.endsWith('/') ? ws.length : ws.length + 1;
     const files = listed.files.map((f) => f.slice(cut));
     const more = files.length > MAX ? `\n… ${files.length - MAX} more` : '';
-    return ok(files.length ? files.slice(0, MAX).join('\n') + more : 'no files match');
+    // At the deadline, what was found so far is the answer, with a note that it is partial.
+    const late = listed.end === 'deadline' ? `\n… stopped after ${GLOB_DEADLINE_MS / 1000} s (a large tree): the list is partial; narrow the pattern or the path` : '';
+    if (!files.length && late) return ok(`no files found before the deadline${late}`);
+    return ok((files.length ? files.slice(0, MAX).join('\n') + more : 'no files match') + late);
   },
 });

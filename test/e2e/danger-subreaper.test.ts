@@ -37,7 +37,7 @@ function reapers(): number[] {
   for (const e of readdirSync('/proc')) {
     if (!/^\d+$/.test(e)) continue;
     try {
-      if (!readFileSync(`/proc/${e}/cmdline`, 'utf8').startsWith('ferret-reaper')) continue;
+      if (readFileSync(`/proc/${e}/comm`, 'utf8') !== 'ferret-reaper\n') continue;
       const stat = readFileSync(`/proc/${e}/status`, 'utf8');
       if (/^State:\s+Z/m.test(stat) || !new RegExp(`^Uid:\\s+${NOBODY}\\b`, 'm').test(stat)) continue;
       found.push(Number(e));

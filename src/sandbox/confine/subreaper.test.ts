@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { prctlNumber, REAPER_MARKER, reaperMissing, reaperOf, underReaper } from './subreaper.js';
-import { waitUnmarked } from './cgroup.js';
+import { markedPids, waitUnmarked } from './cgroup.js';
 import { endReapers, freezeAndKill } from './reaper-sweep.js';
 
 const reaper = reaperOf(() => '/usr/bin/perl');
@@ -69,6 +69,17 @@ describe.runIf(reaper !== undefined)('the subreaper', () => {
     expect(r.out()).toBe(`${marker.value}/none\n`);
   });
 
+  it('its two processes show their marker (the call\'s end waits on it) and their name', async () => {
+    const mark = `${marker.value}-seen`;
+    const r = start('sleep 0.3', mark);
+    expect(await until(() => r.out() === '' && readdirSync('/proc').length > 0)).toBe(true);
+    await sleep(100);
+    const pids = await markedPids(REAPER_MARKER, mark);
+    expect(pids).toHaveLength(2);
+    for (const p of pids) expect(readFileSync(`/proc/${p}/comm`, 'utf8')).toBe('ferret-reaper\n');
+    await r.ended;
+  });
+
   it('passes a signal through', async () => {
     const r = start('kill -TERM $$');
     expect(await r.ended).toEqual({ code: null, signal: 'SIGTERM' });
@@ -94,7 +105,9 @@ describe.runIf(reaper !== undefined)('the subreaper', () => {
     expect(alive(pid)).toBe(true);
     process.kill(-r.child.pid!, 'SIGKILL'); // what the command helper does on cancel
     expect(await waitUnmarked(REAPER_MARKER, mark, 5000)).toBe(true);
-    expect(alive(pid)).toBe(false);
+    let info = '';
+    try { info = readFileSync(`/proc/${pid}/stat`, 'utf8') + readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { /* gone */ }
+    expect(alive(pid), info).toBe(false);
   });
 
   // bash execs the last simple command: C itself leaves the group and clears its environment, so

@@ -46,7 +46,10 @@ export function reaperMissing(findPerl: () => string | undefined): string | unde
 
 // No `use` of any module: POSIX alone costs ~20 ms at each start. On Linux: WNOHANG is 1,
 // WUNTRACED 2 (perl leaves $? at 0 for a stop; ${^CHILD_ERROR_NATIVE} shows it), SIGKILL 9,
-// SIGTERM 15 (on every architecture PRCTL names), PR_SET_PDEATHSIG 1, PR_SET_CHILD_SUBREAPER 36. Arguments: the prctl number, the call's marker name and value, then
+// SIGTERM 15 (on every architecture PRCTL names), PR_SET_PDEATHSIG 1, PR_SET_CHILD_SUBREAPER 36.
+// The name comes from PR_SET_NAME (15; /proc/PID/comm, what ps and pgrep show), not from `$0`:
+// perl writes a new `$0` over the environment block too, and the call's end finds the reapers by
+// the marker in that block. Arguments: the prctl number, the call's marker name and value, then
 // the command's argv.
 //
 // What the command may do to its reapers (it can see them: R is its parent, W is R's):
@@ -60,7 +63,8 @@ export function reaperMissing(findPerl: () => string | undefined): string | unde
 //    again after that is ended by the server (reaper-sweep.ts). Kill both: docs/security.md.
 const REAPER = String.raw`
 my ($nr, $mname, $mark) = splice(@ARGV, 0, 3);
-$0 = 'ferret-reaper';
+my $name = 'ferret-reaper';
+syscall($nr, 15, $name, 0, 0, 0);
 my $w = $$;
 my $wg = getpgrp();
 syscall($nr, 36, 1, 0, 0, 0);

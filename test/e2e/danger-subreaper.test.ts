@@ -31,6 +31,23 @@ function sleeping(arg: string): number[] {
   return found;
 }
 
+/** Running reapers (subreaper.ts) of user nobody: every test's server runs as nobody, one at a time. */
+function reapers(): number[] {
+  const found: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/comm`, 'utf8') !== 'ferret-reaper\n') continue;
+      const stat = readFileSync(`/proc/${e}/status`, 'utf8');
+      if (/^State:\s+Z/m.test(stat) || !new RegExp(`^Uid:\\s+${NOBODY}\\b`, 'm').test(stat)) continue;
+      found.push(Number(e));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
 async function until(ok: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
   while (!ok() && Date.now() < end) await sleep(20);
@@ -104,5 +121,51 @@ describe('danger-full-access: nothing a command starts outlives it (run as a use
     await until(() => sleeping(away).length === 0 && sleeping(stay).length === 0, 5000);
     expect(sleeping(stay)).toEqual([]);
     expect(sleeping(away)).toEqual([]);
+  }, 30_000);
+
+  // bash execs the last simple command: the command itself leaves the group and clears its
+  // environment, so the group's kill reaches only the reaper's first process (subreaper.ts).
+  for (const [how, command] of [
+    ['cancelled', (t: string) => `env -i setsid sleep ${t}`],
+    ['timed out', (t: string) => `exec env -i setsid sleep ${t}`],
+  ] as const) {
+    it(`\`env -i setsid sleep\` as the whole command, ${how}: the sleep and the reaper are gone`, async () => {
+      const away = tag();
+      const timed = how === 'timed out';
+      const srv = server([{ toolCalls: [{ name: 'bash', arguments: { command: command(away), ...(timed ? { timeout_ms: 3000 } : {}) } }] }, { chunks: ['done'] }]);
+      const sid = (await srv.call('session/new', {}))['sessionId'] as string;
+      const answer = srv.call('session/message', { sessionId: sid, text: 'go' });
+      await until(() => sleeping(away).length === 1);
+      expect(sleeping(away)).toHaveLength(1);
+      noCgroup(srv);
+      if (!timed) await srv.call('session/cancel', { sessionId: sid });
+      expect((await answer)['stopReason']).toBe(timed ? 'end_turn' : 'cancelled');
+      expect(sleeping(away)).toEqual([]);
+      expect(reapers()).toEqual([]);
+    }, 30_000);
+  }
+
+  it('a command that kills its reaper (`kill -9 $PPID`) still leaves nothing behind', async () => {
+    const away = tag();
+    const srv = server([{ toolCalls: [{ name: 'bash', arguments: { command: `kill -9 $PPID; env -i setsid sleep ${away} &` } }] }, { chunks: ['done'] }]);
+    const sid = (await srv.call('session/new', {}))['sessionId'] as string;
+    await srv.call('session/message', { sessionId: sid, text: 'go' });
+    noCgroup(srv);
+    expect(sleeping(away)).toEqual([]);
+    expect(reapers()).toEqual([]);
+  }, 30_000);
+
+  it('a command that stops its reaper (`kill -STOP $PPID`) ends at once, and nothing it started is left', async () => {
+    const away = tag();
+    const srv = server([{ toolCalls: [{ name: 'bash', arguments: { command: `kill -STOP $PPID; env -i setsid sleep ${away} & sleep 0.2; echo after` } }] }, { chunks: ['done'] }]);
+    const sid = (await srv.call('session/new', {}))['sessionId'] as string;
+    const t0 = Date.now();
+    await srv.call('session/message', { sessionId: sid, text: 'go' });
+    expect(Date.now() - t0).toBeLessThan(5000); // not the 120 s default timeout
+    noCgroup(srv);
+    const end = srv.messages.find((m) => m['params']?.kind === 'tool_call_end')?.['params'] as Json;
+    expect(String((end['result'] as Json)['output'])).toContain('the command stopped its reaper');
+    expect(sleeping(away)).toEqual([]);
+    expect(reapers()).toEqual([]);
   }, 30_000);
 });

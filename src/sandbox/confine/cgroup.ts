@@ -187,7 +187,7 @@ export function commandCgroup(): CommandCgroup | undefined {
 }
 
 /** The pids of the processes whose environment carries `name=value` (not this one). Reads /proc without blocking the event loop. */
-async function markedPids(name: string, value: string): Promise<number[]> {
+export async function markedPids(name: string, value: string): Promise<number[]> {
   const needle = Buffer.from(`${name}=${value}\0`);
   const inner = Buffer.concat([Buffer.from([0]), needle]);
   let entries: string[];

@@ -14,7 +14,8 @@ import { holdPlaceholder, isEmptyFolder, isPlaceholder, nestedGitPaths, releaseP
 import { lazyRequire } from '../../util/lazy-require.js';
 import { setBounded } from '../../util/bounded-map.js';
 import { COMMAND_LIMITS } from '../limits.js';
-import { commandCgroup, killMarked, waitUnmarked } from './cgroup.js';
+import { commandCgroup, killMarked } from './cgroup.js';
+import { endReapers } from './reaper-sweep.js';
 import { REAPER_MARKER, reaperMissing, reaperOf, underReaper } from './subreaper.js';
 import { commandCpuProcs } from './cpu-cgroup.js';
 
@@ -298,8 +299,9 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
     // Under the subreaper where there is one (subreaper.ts): it sets the call's marker on the command.
     const reaper = reaperOf(() => findExecutable(host, 'perl', env.PATH, ws === '/' ? undefined : ws));
     const end = async () => {
-      // A reaper still killing what the command left (its group was killed: cancel, timeout) finishes first.
-      if (reaper) await waitUnmarked(REAPER_MARKER, marker, REAPER_WAIT_MS);
+      // A reaper still killing what the command left (its group was killed: cancel, timeout) finishes
+      // first; one the command stopped, or one still there after the wait, is ended with what it holds.
+      if (reaper) await endReapers(REAPER_MARKER, marker, REAPER_WAIT_MS);
       return cgroup ? cgroup.end() : killMarked(CALL_MARKER, marker).then(() => ({ limitHits: 0 }));
     };
     if (!reaper) return { ...inCgroup(bash, ['-c', req.command]), env: { ...env, [CALL_MARKER]: marker }, confined: false, release: () => {}, end };
@@ -341,7 +343,7 @@ export function confineCommand(req: ConfineRequest): ConfinedSpawn {
   return { ...inCgroup(bwrap, args), env: inner, confined: true, release, end };
 }
 
-/** How long a call's end waits for its reaper to finish killing; then the cgroup or the marker ends what is left. */
+/** How long a call's end waits for its reaper to finish killing; then it is ended with what it holds (reaper-sweep.ts). */
 const REAPER_WAIT_MS = 5000;
 
 /** Why unconfined commands run without the subreaper here (subreaper.ts), or undefined when they run under it. */

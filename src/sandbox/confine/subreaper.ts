@@ -44,43 +44,85 @@ export function reaperMissing(findPerl: () => string | undefined): string | unde
   return findPerl() === undefined ? 'perl not found' : undefined;
 }
 
-// No `use` of any module: POSIX alone costs ~20 ms at each start. WNOHANG is 1, SIGKILL 9, and
-// PR_SET_CHILD_SUBREAPER 36 on Linux. Arguments: the prctl number, the call's marker name and
-// value, then the command's argv.
+// No `use` of any module: POSIX alone costs ~20 ms at each start. On Linux: WNOHANG is 1,
+// WUNTRACED 2 (perl leaves $? at 0 for a stop; ${^CHILD_ERROR_NATIVE} shows it), SIGKILL 9,
+// SIGTERM 15 (on every architecture PRCTL names), PR_SET_PDEATHSIG 1, PR_SET_CHILD_SUBREAPER 36.
+// The name comes from PR_SET_NAME (15; /proc/PID/comm, what ps and pgrep show), not from `$0`:
+// perl writes a new `$0` over the environment block too, and the call's end finds the reapers by
+// the marker in that block. Arguments: the prctl number, the call's marker name and value, then
+// the command's argv.
+//
+// What the command may do to its reapers (it can see them: R is its parent, W is R's):
+//  - kill W alone, or be killed with W's group while it left that group (`env -i setsid sleep`
+//    as the whole command: bash execs it, so C itself leaves): W's death reaches R as SIGTERM
+//    (PR_SET_PDEATHSIG), and R kills C and everything under it, then exits.
+//  - kill R: W is a subreaper too, so C and what R held come to W, which kills them all.
+//  - stop R (SIGSTOP): W sees it (WUNTRACED), kills R, and again kills what comes to it.
+//  - stop both: once the group's kill ends W, R's group is orphaned with a stopped member, so the
+//    kernel sends it SIGHUP (R ignores it) and SIGCONT, and R goes on as above; a reaper stopped
+//    again after that is ended by the server (reaper-sweep.ts). Kill both: docs/security.md.
 const REAPER = String.raw`
 my ($nr, $mname, $mark) = splice(@ARGV, 0, 3);
-$0 = 'ferret-reaper';
+my $name = 'ferret-reaper';
+syscall($nr, 15, $name, 0, 0, 0);
 my $w = $$;
 my $wg = getpgrp();
+syscall($nr, 36, 1, 0, 0, 0);
 my $r = fork;
 exit 126 unless defined $r;
-if ($r) { waitpid($r, 0); ends($?); }
+if ($r) {
+  my $s = 9;
+  while (1) {
+    my $p = waitpid(-1, 2);
+    last if $p == -1;
+    next unless $p == $r;
+    if ((${'$'}{^CHILD_ERROR_NATIVE} & 255) == 127) { print STDERR "ferret: the command stopped its reaper: it and everything it started are killed\n"; kill 9, $r; next; }
+    $s = $?;
+    last;
+  }
+  sweep();
+  ends($s);
+}
 setpgrp(0, 0);
 syscall($nr, 36, 1, 0, 0, 0) == 0 or print STDERR "ferret: no subreaper here ($!): processes that leave this command may outlive it\n";
-my $status = 126 << 8;
-my $c = getppid() == $w ? fork : undef;
-if (defined $c && !$c) {
-  setpgrp(0, $wg) or exit 126;
-  delete $ENV{${REAPER_MARKER}};
-  $ENV{$mname} = $mark;
-  exec { $ARGV[0] } @ARGV;
-  exit 127;
-}
-if (defined $c) {
-  while (1) { my $p = waitpid(-1, 0); last if $p == -1; if ($p == $c) { $status = $?; last; } }
-}
-while (1) {
-  my @k = kids();
-  kill 9, @k if @k;
-  my $p;
-  1 while ($p = waitpid(-1, 1)) > 0;
-  last if $p == -1;
-  select(undef, undef, undef, 0.005);
-}
+my $status = 9;
+my $c;
+$SIG{TERM} = 'IGNORE';
+$SIG{HUP} = 'IGNORE';
+eval {
+  local $SIG{TERM} = sub { die "w\n" };
+  syscall($nr, 1, 15, 0, 0, 0);
+  die "w\n" if getppid() != $w;
+  $c = fork;
+  if (defined $c && !$c) {
+    $SIG{TERM} = $SIG{HUP} = 'DEFAULT';
+    setpgrp(0, $wg) or exit 126;
+    delete $ENV{${REAPER_MARKER}};
+    $ENV{$mname} = $mark;
+    exec { $ARGV[0] } @ARGV;
+    exit 127;
+  }
+  $status = 126 << 8 unless defined $c;
+  while (defined $c) { my $p = waitpid(-1, 0); last if $p == -1; if ($p == $c) { $status = $?; last; } }
+};
+exit 127 if defined $c && !$c;
+sweep();
 ends($status);
+
+sub sweep {
+  while (1) {
+    my @k = kids();
+    kill 9, @k if @k;
+    my $p;
+    1 while ($p = waitpid(-1, 1)) > 0;
+    last if $p == -1;
+    select(undef, undef, undef, 0.005);
+  }
+}
 
 sub ends {
   my ($s) = @_;
+  $SIG{TERM} = 'DEFAULT';
   if ($s & 127) { kill $s & 127, $$; exit 128 + ($s & 127); }
   exit($s >> 8);
 }

@@ -2,6 +2,7 @@ import type { SessionEvent } from '../../protocol/index.js';
 import { LineScanner } from '../line-scanner.js';
 import type { RedisConnection } from './connection.js';
 import { seqOf } from './keys.js';
+import type { SessionSeal } from './session-seal.js';
 
 type Entry = [id: string, fields: string[]];
 type XReadReply = [key: string, entries: Entry[]][] | null;
@@ -82,8 +83,12 @@ export class StreamTail {
  * Any instance: a session's events after `afterSeq` as they are written, in chunks (shape-checked,
  * as a replay), until `signal` aborts. An SSE resume on an instance that is not the writer is
  * this from its Last-Event-ID. The first chunks are what the stream already holds.
+ *
+ * Only signed entries that follow on from the last one are handed out (session-seal.ts): at the
+ * first that fails its check or leaves a gap, the tail reports it and hands out nothing more
+ * (a writer that takes the session over reads the log again, and stops at the same place).
  */
-export async function* tailEvents(conn: RedisConnection, key: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<SessionEvent[]> {
+export async function* tailEvents(conn: RedisConnection, key: string, afterSeq: number, seal: SessionSeal, signal?: AbortSignal): AsyncGenerator<SessionEvent[]> {
   const queue: Entry[][] = [];
   let wake: (() => void) | undefined;
   const tail = await StreamTail.start(conn, key, `${afterSeq}-0`, (entries) => {
@@ -95,6 +100,8 @@ export async function* tailEvents(conn: RedisConnection, key: string, afterSeq: 
   };
   signal?.addEventListener('abort', stop, { once: true });
   const scan = new LineScanner({ seq: afterSeq, at: afterSeq }, afterSeq, false);
+  let last = afterSeq;
+  let broken = false;
   try {
     while (!signal?.aborted) {
       const entries = queue.shift();
@@ -104,7 +111,17 @@ export async function* tailEvents(conn: RedisConnection, key: string, afterSeq: 
         continue;
       }
       const lines: string[] = [];
-      for (const [id, fields] of entries) if (fields[0] === 'e' && fields[1] !== undefined && seqOf(id) > afterSeq) lines.push(fields[1]);
+      for (const [id, fields] of entries) {
+        const seq = seqOf(id);
+        if (broken || seq <= last) continue;
+        const v = seq === last + 1 ? seal.open(seq, fields) : seal.drop(seq, `a gap before it: seq ${last + 1} is missing; the session is followed up to ${last}`, fields[1]);
+        if (v === undefined) {
+          broken = true;
+          break;
+        }
+        lines.push(v);
+        last = seq;
+      }
       const events: SessionEvent[] = [];
       if (lines.length) scan.feed(Buffer.from(lines.join('\n') + '\n'), events);
       if (events.length) yield events;

@@ -39,17 +39,23 @@ export class SessionSeal {
     return createHmac('sha256', this.trust.logKey).update(`ferret-log-v1\n${this.sessionId}\n${seq}\n`).update(line).digest('base64url');
   }
 
-  /**
-   * The event line of a stream entry (`<seq>-0`, fields `e <line> m <mac>`) if a server of this
-   * fleet wrote it at that seq of this session; else undefined, reported as dropped.
-   */
-  open(seq: number, fields: readonly string[]): string | undefined {
+  /** The event line of a stream entry (`<seq>-0`, fields `e <line> m <mac>`), or why it is not one a server of this fleet wrote there. */
+  check(seq: number, fields: readonly string[]): string | { why: string } {
     const line = fields[0] === 'e' ? fields[1] : undefined;
     const mac = fields[2] === 'm' ? fields[3] : undefined;
-    if (line === undefined || mac === undefined || fields.length !== 4) return this.drop(seq, 'not an entry a server of this fleet wrote (no MAC)', line ?? fields.join(' '));
-    if (!Number.isSafeInteger(seq) || seq < 1) return this.drop(seq, 'not at a seq of this log', line);
-    if (!same(this.mac(seq, line), mac)) return this.drop(seq, `its MAC does not match (not signed with this fleet secret for seq ${seq} of this session)`, line);
+    if (line === undefined || mac === undefined || fields.length !== 4) return { why: 'not an entry a server of this fleet wrote (no MAC)' };
+    if (!Number.isSafeInteger(seq) || seq < 1) return { why: 'not at a seq of this log' };
+    if (!same(this.mac(seq, line), mac)) return { why: `its MAC does not match (not signed with this fleet secret for seq ${seq} of this session)` };
     return line;
+  }
+
+  /**
+   * The event line of a stream entry if a server of this fleet wrote it at that seq of this
+   * session; else undefined, reported as dropped.
+   */
+  open(seq: number, fields: readonly string[]): string | undefined {
+    const r = this.check(seq, fields);
+    return typeof r === 'string' ? r : this.drop(seq, r.why, fields[1] ?? fields.join(' '));
   }
 
   /** Reports an entry that is not read (a gap before it, or it failed its check). */

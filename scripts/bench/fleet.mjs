@@ -430,7 +430,8 @@ async function fleetConc(n, ws, model) {
           const [e2, token] = out[2 * i + 1];
           if (e1 || e2) throw e1 ?? e2;
           events.push(entries.map(([, f]) => JSON.parse(f[1])));
-          writer.push(token ? token.slice(0, token.lastIndexOf('#')) : undefined);
+          // A lease token is `<instance>|<seal>#<epoch>` (docs/fleet.md#trust): the instance is before the `|`.
+          writer.push(token ? token.slice(0, token.lastIndexOf('|')) : undefined);
         }
         return { events, writer };
       });

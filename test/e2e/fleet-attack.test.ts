@@ -1,5 +1,5 @@
 import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,12 @@ import { sleep, until } from '../support/until.js';
 // made-up owner into a session's lease. Every attempt is dropped and logged; the permission stays
 // pending, the replayed call starts nothing, the forged "always" decides nothing, no command is
 // sent to the made-up owner, and every server keeps serving.
+//
+// The second test edits a session's log and snapshot (docs/fleet.md#trust): the reviewer's forged
+// `approval_changed` with the lease deleted so another server loads the session, a genuine entry
+// copied from another session, one moved to another seq, a forged mode change and snapshot. Each
+// server that loads or follows the session drops and logs them; it stays `suggest` and `code`,
+// and its command asks every time.
 
 const CMD = 'echo attacked >> marker.txt';
 const SCRIPT = {
@@ -38,6 +44,15 @@ interface Server {
   instance: string;
 }
 
+/** The second test's sessions: one quiet turn, then a command in each turn after. */
+const PWN = 'echo pwned > pwned.txt';
+const SCRIPT2 = {
+  responses: [
+    { chunks: ['hello'] },
+    ...[1, 2, 3].flatMap((n) => [{ chunks: [`run ${n}`], toolCalls: [{ name: 'bash', arguments: { command: PWN } }] }, { chunks: [`asked ${n}`] }]),
+  ],
+};
+
 let redis: RedisServer;
 let ws: string;
 let model: string;
@@ -53,6 +68,10 @@ afterAll(async () => {
   for (const s of servers) await stopChild(s.child, 'SIGKILL', 2000);
   await redis?.close();
 });
+
+let started: Promise<[Server, Server, Server]> | undefined;
+/** The fleet's three servers, started once for the file. */
+const fleet = () => (started ??= (async (): Promise<[Server, Server, Server]> => [await start('a'), await start('b'), await start('c')])());
 
 async function start(name: string): Promise<Server> {
   const child = spawnFerret(['--http', '--port', '0', '--no-stdio', '--cwd', ws, '--model', `scripted:${model}`, '--approval', 'suggest', '--store', redis.url], {
@@ -91,7 +110,7 @@ async function allServing(): Promise<void> {
 
 describe('a fleet of three servers against someone who can write to its Redis', () => {
   it('drops and logs every forged, replayed, malformed and unsigned message and record; nothing is acted on', async () => {
-    const [a, b, c] = [await start('a'), await start('b'), await start('c')];
+    const [a, b, c] = await fleet();
     const chan = (s: Server) => `ferret:cmd:${s.instance}`;
 
     // The attacker listens on A's channel from the start: they capture what the fleet sends A.
@@ -191,4 +210,103 @@ describe('a fleet of three servers against someone who can write to its Redis', 
     await allServing();
     reader.close();
   }, 90_000);
+
+  it("drops and logs forged, copied and moved entries of a session's log and a forged snapshot: the session keeps its settings and its command asks", async () => {
+    const [a, b, c] = await fleet();
+    const attacker = new Redis(redis.url);
+    clients.push(attacker);
+    const model2 = writeScript(tempDir('fleet-attack-model2'), 'model.json', SCRIPT2);
+    const create = async (s: Server) => {
+      const r = await api(s.url, 'POST', '/session', { model: `scripted:${model2}` });
+      expect(r.status, r.text).toBe(201);
+      return r.body['sessionId'] as string;
+    };
+    const logKey = (sid: string) => `ferret:s:{${sid}}:log`;
+    const entries = async (sid: string) => (await attacker.xrange(logKey(sid), '-', '+')) as [string, string[]][];
+    const top = async (sid: string) => Number((await entries(sid)).at(-1)![0].split('-')[0]);
+    const logDrops = (s: Server, sid: string) => drops(s).filter((d) => d.what === 'log entry' && d.where.startsWith(logKey(sid)));
+
+    const id = await create(a);
+    const done = await api(a.url, 'POST', `/session/${id}/message`, { text: 'hi' });
+    expect(done.body, a.log.text).toMatchObject({ stopReason: 'end_turn', message: { text: 'hello' } });
+    // Another session switched to full-auto by its user: a genuine, signed approval_changed.
+    const other = await create(a);
+    expect((await api(a.url, 'POST', `/session/${other}/approval`, { preset: 'full-auto' })).status).toBe(200);
+    await until("the other session's approval_changed to be written", async () => (await entries(other)).some(([, f]) => f[1]!.includes('"approval_changed"')));
+    const genuineOther = (await entries(other)).find(([, f]) => f[1]!.includes('"approval_changed"'))![1];
+
+    // C follows the session from the start (its tail sees every edit).
+    const follower = new SseClient(c.url, `/session/${id}/events`, { lastEventId: '0' });
+    expect(await follower.opened).toBe(200);
+
+    /** A message through `s` (the lease deleted just before: `s` takes the session); its command asks, and is denied. */
+    const drive = async (s: Server, round: number) => {
+      const turn = api(s.url, 'POST', `/session/${id}/message`, { text: `go ${round}` });
+      let answer = 'no answer yet';
+      turn.then((r) => (answer = r.text), (e: unknown) => (answer = String(e)));
+      const watch = new SseClient(s.url, `/session/${id}/events`, { lastEventId: '0' });
+      try {
+        await watch.waitFor((fs) => fs.filter((f) => kind(f) === 'permission_request').length >= round, 20_000).catch(async (err: unknown) => {
+          throw new Error(`round ${round}: ${(err as Error).message}\n${answer}\n${watch.frames.map((f) => f.text).join('\n')}\n${s.log.text.slice(-3000)}`);
+        });
+        const ask = watch.frames.filter((f) => kind(f) === 'permission_request')[round - 1]!;
+        const seen = await api(s.url, 'GET', `/session/${id}`);
+        expect(seen.body, s.log.text).toMatchObject({ approval: 'suggest', mode: 'code', sandbox: 'workspace-write' });
+        expect((await api(s.url, 'POST', `/session/${id}/permission`, { id: ask.data['id'], decision: 'deny' })).status).toBe(200);
+        expect((await turn).body, s.log.text).toMatchObject({ stopReason: 'end_turn', message: { text: `asked ${round}` } });
+      } finally {
+        watch.close();
+      }
+    };
+
+    // ---- 1: the reviewer's forgery, and a forged snapshot; B loads the session ----
+    let n = await top(id);
+    const forged = (seq: number, type: string, data: Record<string, unknown>) => JSON.stringify({ seq, sessionId: id, ts: Date.now(), type, data });
+    cli('XADD', logKey(id), `${n + 1}-0`, 'e', forged(n + 1, 'approval_changed', { old: 'suggest', new: 'full-auto' }));
+    const state = { approval: 'full-auto', sandbox: 'danger-full-access' };
+    cli('SET', `ferret:s:{${id}}:snap`, `${'A'.repeat(43)} ${JSON.stringify({ v: 2, seq: n + 1, at: n + 1, ts: 0, folds: {}, state, items: 0, digest: '' })}`);
+    cli('DEL', `ferret:s:{${id}}:lease`);
+    await drive(b, 1);
+    expect(logDrops(b, id).map((d) => [d.where, d.why])).toContainEqual([`${logKey(id)} ${n + 1}`, 'not an entry a server of this fleet wrote (no MAC)']);
+    expect(drops(b).some((d) => d.what === 'snapshot' && d.where === `ferret:s:{${id}}:snap`)).toBe(true);
+    await until('C (following) to log the forged entry', () => logDrops(c, id).length >= 1);
+
+    // ---- 2: the other session's genuine approval_changed, copied in; C takes the session over ----
+    n = await top(id);
+    cli('XADD', logKey(id), `${n + 1}-0`, ...genuineOther);
+    cli('DEL', `ferret:s:{${id}}:lease`);
+    await drive(c, 2);
+    expect(logDrops(c, id).some((d) => d.where === `${logKey(id)} ${n + 1}` && /MAC does not match/.test(d.why))).toBe(true);
+
+    // ---- 3: this session's own first entry moved to the end, then a forged mode change; B loads it again ----
+    // (once B has seen that C took the session from it: until its lease's next renewal it cannot know)
+    await until('B to see its lease taken', () => b.log.text.includes(`session ${id} was taken over`), 15_000);
+    n = await top(id);
+    const first = (await entries(id))[0]![1];
+    cli('XADD', logKey(id), `${n + 1}-0`, ...first);
+    cli('XADD', logKey(id), `${n + 2}-0`, 'e', forged(n + 2, 'mode_changed', { old: 'code', new: 'plan' }), 'm', 'B'.repeat(43));
+    cli('DEL', `ferret:s:{${id}}:lease`);
+    await drive(b, 3);
+    expect(logDrops(b, id).some((d) => d.where === `${logKey(id)} ${n + 1}` && d.why === `its MAC does not match (not signed with this fleet secret for seq ${n + 1} of this session)`)).toBe(true);
+
+    // Nothing ran; the edits are kept aside, out of the log; every server still serves.
+    expect(existsSync(join(ws, 'pwned.txt'))).toBe(false);
+    const cut = cli('--raw', 'LRANGE', `ferret:s:{${id}}:cut`, '0', '-1');
+    expect(cut).toContain('"full-auto"');
+    expect(cut).toContain('"mode_changed"');
+    // (C is left out of the count: a server whose lease was taken while it was alive keeps the view it had, forged entries or not)
+    for (const s of [a, b]) {
+      const view = async () => (await api(s.url, 'GET', `/session/${id}`)).body;
+      await until(`${s.name} to show the fourth turn`, async () => (await view())['turns'] === 4, 10_000).catch(async (e: unknown) => {
+        throw new Error(`${String(e)}: ${JSON.stringify(await view())}`);
+      });
+      expect(await view()).toMatchObject({ approval: 'suggest', mode: 'code' });
+    }
+    expect((await api(c.url, 'GET', `/session/${id}`)).body).toMatchObject({ approval: 'suggest', mode: 'code' });
+    // C's reader (C followed, then wrote the session) saw the asks of rounds 1 and 2, and no forged change.
+    expect(follower.frames.filter((f) => kind(f) === 'permission_request').length).toBeGreaterThanOrEqual(2);
+    expect(follower.frames.filter((f) => /full-auto|"plan"/.test(f.text))).toEqual([]);
+    follower.close();
+    await allServing();
+  }, 120_000);
 });

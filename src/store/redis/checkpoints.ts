@@ -1,11 +1,18 @@
 import { checkpointAtOrBefore, type Checkpoint } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
+import type { SessionSeal } from './session-seal.js';
 
-/** A checkpoint as stored (the member of the sorted set, its seq the score), or undefined if it is not one. */
-export function parseCheckpoint(json: string): Checkpoint | undefined {
+/**
+ * A checkpoint as stored (the member of the sorted set, `<mac> <json>`, its seq the score), or
+ * undefined if it is not one a server of this fleet wrote for this session (reported), or not at
+ * the seq it is filed under.
+ */
+export function parseCheckpoint(seal: SessionSeal, member: string, score: number, where: string): Checkpoint | undefined {
+  const json = seal.openRecord('checkpoint', member, where);
+  if (json === undefined) return undefined;
   try {
     const c = JSON.parse(json) as Checkpoint;
-    if (Number.isInteger(c.seq) && Number.isInteger(c.at) && typeof c.folds === 'object' && c.folds !== null) return c;
+    if (Number.isInteger(c.seq) && c.seq === score && Number.isInteger(c.at) && typeof c.folds === 'object' && c.folds !== null) return c;
   } catch {
     /* not ours */
   }
@@ -25,14 +32,15 @@ export class CheckpointList {
   constructor(
     private readonly conn: RedisConnection,
     private readonly key: string,
+    private readonly seal: SessionSeal,
   ) {}
 
   /** Reads every checkpoint (once, when the writer opens the session). */
   async load(): Promise<void> {
-    const members = await this.conn.client.zrange(this.key, 0, '-1');
+    const members = await this.conn.client.zrange(this.key, 0, '-1', 'WITHSCORES');
     const out: Checkpoint[] = [];
-    for (const m of members) {
-      const c = parseCheckpoint(m);
+    for (let i = 0; i + 1 < members.length; i += 2) {
+      const c = parseCheckpoint(this.seal, members[i]!, Number(members[i + 1]), this.key);
       if (c && (out.length === 0 || c.seq > out.at(-1)!.seq)) out.push(c);
     }
     this.cps = out;
@@ -45,7 +53,7 @@ export class CheckpointList {
     this.cps.push(cp);
     this.stored = true;
     // A checkpoint only saves reading: a failed write costs a longer read later, nothing else.
-    this.conn.client.zadd(this.key, cp.seq, JSON.stringify(cp)).catch(() => undefined);
+    this.conn.client.zadd(this.key, cp.seq, this.seal.sealRecord('checkpoint', JSON.stringify(cp))).catch(() => undefined);
   }
 
   atOrBefore(seq: number): Checkpoint | undefined {
@@ -69,7 +77,7 @@ export class CheckpointList {
 }
 
 /** Any instance: the checkpoint at or before `seq` straight from Redis (a reader that is not the writer). */
-export async function readCheckpoint(conn: RedisConnection, key: string, seq: number): Promise<Checkpoint | undefined> {
-  const r = await conn.client.zrevrangebyscore(key, seq, '-inf', 'LIMIT', 0, 1);
-  return r[0] === undefined ? undefined : parseCheckpoint(r[0]);
+export async function readCheckpoint(conn: RedisConnection, key: string, seal: SessionSeal, seq: number): Promise<Checkpoint | undefined> {
+  const r = await conn.client.zrevrangebyscore(key, seq, '-inf', 'WITHSCORES', 'LIMIT', 0, 1);
+  return r[0] === undefined ? undefined : parseCheckpoint(seal, r[0], Number(r[1]), key);
 }

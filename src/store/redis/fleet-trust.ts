@@ -20,7 +20,7 @@ const MAX_SEEN = 200_000;
 /** What was dropped, and why: the server logs it (pino, stderr). */
 export interface Dropped {
   /** What it was: a bus message, a lease record, an audit line. */
-  what: 'bus message' | 'lease record' | 'audit line';
+  what: 'bus message' | 'lease record' | 'audit line' | 'log entry' | 'snapshot' | 'checkpoint' | 'session summary';
   why: string;
   /** Where it was found (a channel, a key). */
   where: string;
@@ -57,13 +57,17 @@ export interface FleetTrustOptions {
  * Signs and checks what fleet servers exchange through Redis. One per server, built from the
  * shared secret: bus messages (sealed with a timestamp and a nonce, bound to the channel they go
  * on, opened at most once and only within BUS_WINDOW_MS), lease records (the owner's name bound
- * to the session), and the audit log's key.
+ * to the session), and the keys of the audit log and of sessions' logs and records (session-seal.ts).
  */
 export class FleetTrust {
   private readonly busKey: Buffer;
   private readonly leaseKey: Buffer;
   /** The HMAC key of the fleet's audit lines (RedisAuditLog). */
   readonly auditKey: Buffer;
+  /** The HMAC key of session log entries (SessionSeal). */
+  readonly logKey: Buffer;
+  /** The HMAC key of what a server loads a session from besides its log: snapshots, checkpoints, summaries (SessionSeal). */
+  readonly recordKey: Buffer;
   /** Nonces of bus messages opened, with when each may be forgotten (insertion order = expiry order). */
   private readonly seen = new Map<string, number>();
   private readonly now: () => number;
@@ -78,6 +82,8 @@ export class FleetTrust {
     this.busKey = derive('command bus');
     this.leaseKey = derive('lease record');
     this.auditKey = derive('audit line');
+    this.logKey = derive('session log');
+    this.recordKey = derive('session record');
     this.now = opts.now ?? Date.now;
   }
 

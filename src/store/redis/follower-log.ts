@@ -3,6 +3,7 @@ import type { Checkpoint, EventReader, FollowerLog, LoadedSnapshot, LogMark, Rea
 import { CheckpointList } from './checkpoints.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
+import type { SessionSeal } from './session-seal.js';
 import { loadSnapshot } from './snapshot.js';
 import { StreamReader } from './stream-reader.js';
 import { tailEvents } from './stream-tail.js';
@@ -27,12 +28,15 @@ export class RedisFollowerLog implements FollowerLog {
     readonly id: string,
     public owner: string,
     private readonly readTimeoutMs: number,
+    /** Checks what is read (the fleet secret): the owner signed it. */
+    private readonly seal: SessionSeal,
   ) {
-    this.cps = new CheckpointList(conn, keys.checkpoints(id));
+    this.cps = new CheckpointList(conn, keys.checkpoints(id), seal);
   }
 
-  static async open(conn: RedisConnection, keys: RedisKeys, id: string, owner: string, readTimeoutMs: number): Promise<RedisFollowerLog> {
-    const log = new RedisFollowerLog(conn, keys, id, owner, readTimeoutMs);
+  static async open(conn: RedisConnection, keys: RedisKeys, seal: SessionSeal, owner: string, readTimeoutMs: number): Promise<RedisFollowerLog> {
+    const log = new RedisFollowerLog(conn, keys, seal.sessionId, owner, readTimeoutMs, seal);
+    const id = seal.sessionId;
     await conn.timed(readTimeoutMs, `reading session ${id}`, () => log.cps.load());
     return log;
   }
@@ -57,7 +61,7 @@ export class RedisFollowerLog implements FollowerLog {
   }
 
   loadSnapshot(): Promise<LoadedSnapshot | undefined> {
-    return this.conn.timed(this.readTimeoutMs, `loading session ${this.id}`, () => loadSnapshot(this.conn, this.keys, this.id));
+    return this.conn.timed(this.readTimeoutMs, `loading session ${this.id}`, () => loadSnapshot(this.conn, this.keys, this.seal));
   }
 
   snapshot(): Promise<void> {
@@ -65,7 +69,7 @@ export class RedisFollowerLog implements FollowerLog {
   }
 
   read(afterSeq: number, opts: ReadOptions = {}): EventReader {
-    return new StreamReader({ conn: this.conn, key: this.keys.log(this.id), afterSeq, limit: Infinity, opts, readTimeoutMs: this.readTimeoutMs, what: `reading session ${this.id}` });
+    return new StreamReader({ conn: this.conn, key: this.keys.log(this.id), afterSeq, limit: Infinity, opts, readTimeoutMs: this.readTimeoutMs, what: `reading session ${this.id}`, seal: this.seal });
   }
 
   /** A load's read found where the stream ends: the tail starts there. */
@@ -83,7 +87,7 @@ export class RedisFollowerLog implements FollowerLog {
 
   /** The owner's new events as it writes them, after `afterSeq`, until close. */
   follow(afterSeq: number): AsyncGenerator<SessionEvent[]> {
-    return tailEvents(this.conn, this.keys.log(this.id), afterSeq, this.stop.signal);
+    return tailEvents(this.conn, this.keys.log(this.id), afterSeq, this.seal, this.stop.signal);
   }
 
   /** Where this instance has read to (the tail moves it). */

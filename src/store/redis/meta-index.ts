@@ -4,6 +4,7 @@ import type { ListOptions, MetaPage } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 import type { RedisKeys } from './keys.js';
 import { queueScript } from './scripts.js';
+import type { SessionSeal } from './session-seal.js';
 
 const DEFAULT_PAGE = 1000;
 /** Order members fetched at a time when a filter may skip many. */
@@ -35,11 +36,14 @@ function decodeCursor(c: string): { updatedAt: string; sessionId: string } | und
   }
 }
 
-function parseMeta(json: string | null): SessionMeta | undefined {
-  if (!json) return undefined;
+/** A stored summary (`<mac> <json>`) if a server of this fleet wrote it for session `id` (else reported), and it is one. */
+function parseMeta(seal: SessionSeal, stored: string | null, where: string): SessionMeta | undefined {
+  if (!stored) return undefined;
+  const json = seal.openRecord('session summary', stored, where);
+  if (json === undefined) return undefined;
   try {
     const m = SessionMetaSchema.safeParse(JSON.parse(json));
-    return m.success ? m.data : undefined;
+    return m.success && m.data.sessionId === seal.sessionId ? m.data : undefined;
   } catch {
     return undefined;
   }
@@ -68,6 +72,8 @@ export class RedisMetaIndex {
     private readonly conn: RedisConnection,
     private readonly keys: RedisKeys,
     private readonly readTimeoutMs: number,
+    /** Signs and checks a session's records (the fleet secret). */
+    private readonly seal: (id: string) => SessionSeal,
   ) {}
 
   put(meta: SessionMeta): void {
@@ -92,7 +98,7 @@ export class RedisMetaIndex {
     const k = this.keys;
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
       const p = this.conn.client.pipeline();
-      for (const m of batch) queueScript(p, 'putMeta', [k.metas, k.metaOrder, k.metaPos], [m.sessionId, JSON.stringify(m), orderMember(m.updatedAt, m.sessionId)]);
+      for (const m of batch) queueScript(p, 'putMeta', [k.metas, k.metaOrder, k.metaPos], [m.sessionId, this.seal(m.sessionId).sealRecord('session summary', JSON.stringify(m)), orderMember(m.updatedAt, m.sessionId)]);
       let failed: SessionMeta[];
       try {
         const res = (await p.exec()) ?? [];
@@ -130,7 +136,7 @@ export class RedisMetaIndex {
       const ids = members.map(idOf);
       const jsons = await this.conn.timed(this.readTimeoutMs, what, () => c.hmget(this.keys.metas, ...ids));
       for (let i = 0; i < ids.length; i++) {
-        const m = parseMeta(jsons[i] ?? null);
+        const m = parseMeta(this.seal(ids[i]!), jsons[i] ?? null, this.keys.metas);
         if (!m) continue; // a member whose meta went away meanwhile
         this.known.add(m.sessionId);
         if (opts.filter && !opts.filter(m)) continue;
@@ -148,7 +154,7 @@ export class RedisMetaIndex {
 
   /** One session's summary from the fleet's index. */
   async get(id: string): Promise<SessionMeta | undefined> {
-    const m = parseMeta(await this.conn.timed(this.readTimeoutMs, 'reading a session summary', () => this.conn.client.hget(this.keys.metas, id)));
+    const m = parseMeta(this.seal(id), await this.conn.timed(this.readTimeoutMs, 'reading a session summary', () => this.conn.client.hget(this.keys.metas, id)), this.keys.metas);
     if (m) this.known.add(id);
     return m;
   }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFerretError, type SessionEvent } from '../../protocol/index.js';
 import type { RedisHealth } from './connection.js';
 import { runScript } from './scripts.js';
+import { MAC_CHARS, SessionSeal } from './session-seal.js';
 import type { RedisSessionLog } from './session-log.js';
 import { RedisSessionStore } from './store.js';
 import { connectStore, created, newPrefix, notice, readAll, sleep, startRedis, TEST_SECRET, until, type RedisServer } from './test-kit.js';
@@ -124,12 +125,18 @@ describe('the redis store while redis is away', () => {
     const keys = [k.log(id), k.lease(id), k.epoch(id)];
     await store.conn.client.set(k.epoch(id), '1');
     const fence = ['me#1', '1', 10_000];
-    const lines = (from: number, to: number, tag = 'n') => [to - from + 1, Array.from({ length: to - from + 1 }, (_, i) => JSON.stringify(notice(id, from + i, `${tag}${from + i}`))).join('\n')];
+    const seal = new SessionSeal(store.trust, id, k.log(id));
+    const lines = (from: number, to: number, tag = 'n', sealWith = seal) => {
+      const ls = Array.from({ length: to - from + 1 }, (_, i) => JSON.stringify(notice(id, from + i, `${tag}${from + i}`)));
+      return [ls.length, ls.join('\n'), ls.map((l, i) => sealWith.mac(from + i, l)).join(''), MAC_CHARS];
+    };
     expect(await runScript(store.conn.client, 'append', keys, [...fence, 1, ...lines(1, 5)])).toEqual(['OK', '5']);
     expect(await runScript(store.conn.client, 'append', keys, [...fence, 1, ...lines(1, 5)])).toEqual(['OK', '5']); // the same again
     expect(await runScript(store.conn.client, 'append', keys, [...fence, 4, ...lines(4, 8)])).toEqual(['OK', '8']); // overlapping
     await expectExactly(id, 8, (s) => `n${s}`);
     expect(await runScript(store.conn.client, 'append', keys, [...fence, 8, ...lines(8, 9, 'x')])).toEqual(['CONFLICT', '8']);
+    // The same events under another MAC (another session's seal): not what redis has either.
+    expect(await runScript(store.conn.client, 'append', keys, [...fence, 8, ...lines(8, 9, 'n', new SessionSeal(store.trust, 'other', k.log(id)))])).toEqual(['CONFLICT', '8']);
     expect(await runScript(store.conn.client, 'append', keys, [...fence, 11, ...lines(11, 12)])).toEqual(['GAP', '8']);
     expect(await runScript(store.conn.client, 'append', keys, ['other#2', '2', 10_000, 9, ...lines(9, 9)])).toEqual(['LOST', 'me#1']);
     await expectExactly(id, 8, (s) => `n${s}`);

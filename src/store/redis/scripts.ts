@@ -65,10 +65,11 @@ return 0`,
   },
 
   /**
-   * KEYS log, lease, epoch; ARGV token, epoch, ttl, firstSeq, count, lines → {'OK', top} |
+   * KEYS log, lease, epoch; ARGV token, epoch, ttl, firstSeq, count, lines, macs → {'OK', top} |
    * {'LOST', owner} | {'GAP', top} | {'CONFLICT', top}.
-   * Appends events first..first+count-1 as entries `<seq>-0`, from `lines` (their JSON, one a
-   * line: one argument, so the client sends one string instead of thousands). A resend of a
+   * Appends events first..first+count-1 as entries `<seq>-0` with fields `e <json> m <mac>`, from
+   * `lines` (their JSON, one a line: one argument, so the client sends one string instead of
+   * thousands) and `macs` (session-seal.ts: MAC_CHARS each, one after another). A resend of a
    * batch Redis already has (a reply lost with the connection) finds the same entries and
    * writes only what is missing: nothing is written twice, and an entry that differs is a
    * conflict, never overwritten.
@@ -81,6 +82,9 @@ if not may then return {'LOST', redis.call('GET', KEYS[2]) or ''} end
 local first = tonumber(ARGV[4])
 local n = tonumber(ARGV[5])
 local blob = ARGV[6]
+local macs = ARGV[7]
+local w = tonumber(ARGV[8])
+if #macs ~= n * w then return redis.error_reply('ERR append: ' .. n .. ' MACs expected') end
 local lines = {}
 local pos = 1
 for i = 1, n do
@@ -99,7 +103,7 @@ if t >= first then
   local have = redis.call('XRANGE', KEYS[1], d(first), d(upto))
   if #have ~= upto - first + 1 then return {'CONFLICT', d(t)} end
   for i, e in ipairs(have) do
-    if e[2][1] ~= 'e' or e[2][2] ~= lines[i] then return {'CONFLICT', d(t)} end
+    if e[2][1] ~= 'e' or e[2][2] ~= lines[i] or e[2][4] ~= string.sub(macs, (i - 1) * w + 1, i * w) then return {'CONFLICT', d(t)} end
   end
   skip = upto - first + 1
 elseif t ~= first - 1 then
@@ -108,7 +112,7 @@ end
 if may == 'retake' then redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3]) end
 local xadd = redis.call
 for i = skip + 1, n do
-  xadd('XADD', KEYS[1], d(first + i - 1) .. '-0', 'e', lines[i])
+  xadd('XADD', KEYS[1], d(first + i - 1) .. '-0', 'e', lines[i], 'm', string.sub(macs, (i - 1) * w + 1, i * w))
 end
 return {'OK', d(first + n - 1)}`,
   },

@@ -6,6 +6,7 @@ import { isConnectionError, unavailable, type RedisConnection } from './connecti
 import type { RedisKeys } from './keys.js';
 import type { SessionLease } from './lease.js';
 import { runScript } from './scripts.js';
+import { MAC_CHARS, type SessionSeal } from './session-seal.js';
 import { loadSnapshot, writeSnapshot } from './snapshot.js';
 import { StreamReader, type UnwrittenSource } from './stream-reader.js';
 
@@ -35,6 +36,8 @@ export interface RedisLogOptions {
   readTimeoutMs: number;
   /** Told when the log is closed and everything it held is written (or given up), its lease released. */
   onClosed?: (log: RedisSessionLog) => void;
+  /** Signs what this log writes and checks what it reads (the fleet secret). */
+  seal: SessionSeal;
 }
 
 type Dead = { why: 'refused' | 'lost' | 'broken'; err: FerretError };
@@ -58,6 +61,7 @@ export class RedisSessionLog implements SessionLog {
   private readonly onError: (err: Error) => void;
   private readonly readTimeoutMs: number;
   private readonly cps: CheckpointList;
+  private readonly seal: SessionSeal;
   private readonly ready: Promise<LogInit>;
   private lease: SessionLease | undefined;
   private dead: Dead | undefined;
@@ -91,7 +95,8 @@ export class RedisSessionLog implements SessionLog {
     this.keys = o.keys;
     this.onError = o.onError;
     this.readTimeoutMs = o.readTimeoutMs;
-    this.cps = new CheckpointList(o.conn, o.keys.checkpoints(o.id));
+    this.seal = o.seal;
+    this.cps = new CheckpointList(o.conn, o.keys.checkpoints(o.id), o.seal);
     this.ready = o.init.then(
       async (init) => {
         try {
@@ -205,10 +210,12 @@ export class RedisSessionLog implements SessionLog {
   /** Sends the batch in flight until Redis takes it (or refuses it for good), then the next. */
   private async write(lease: SessionLease): Promise<void> {
     const f = lease.fence;
+    const lines = this.inflight.join('\n');
+    const macs = this.inflight.map((line, i) => this.seal.mac(this.inflightFirst + i, line)).join('');
     for (;;) {
       let r: [string, string];
       try {
-        r = (await runScript(this.conn.client, 'append', [this.keys.log(this.id), f.keys[0], f.keys[1]], [...f.args, this.inflightFirst, this.inflight.length, this.inflight.join('\n')])) as [string, string];
+        r = (await runScript(this.conn.client, 'append', [this.keys.log(this.id), f.keys[0], f.keys[1]], [...f.args, this.inflightFirst, this.inflight.length, lines, macs, MAC_CHARS])) as [string, string];
       } catch (err) {
         if (this.dead) return;
         if (this.conn.health.state === 'closed') {
@@ -323,7 +330,7 @@ export class RedisSessionLog implements SessionLog {
     const start = async () => {
       await this.opened(what);
       const limit = limitNow ?? this.queuedSeq();
-      return (inner = new StreamReader({ conn: this.conn, key: this.keys.log(this.id), afterSeq, limit, opts, readTimeoutMs: this.readTimeoutMs, memory: this.memory, what }));
+      return (inner = new StreamReader({ conn: this.conn, key: this.keys.log(this.id), afterSeq, limit, opts, readTimeoutMs: this.readTimeoutMs, memory: this.memory, what, seal: this.seal }));
     };
     return {
       get damage(): ReadDamage {
@@ -368,13 +375,13 @@ export class RedisSessionLog implements SessionLog {
 
   async loadSnapshot(): Promise<LoadedSnapshot | undefined> {
     await this.opened(`loading session ${this.id}`);
-    return this.conn.timed(this.readTimeoutMs, `loading session ${this.id}`, () => loadSnapshot(this.conn, this.keys, this.id));
+    return this.conn.timed(this.readTimeoutMs, `loading session ${this.id}`, () => loadSnapshot(this.conn, this.keys, this.seal));
   }
 
   snapshot(snap: StateSnapshot): Promise<void> {
     const write = async () => {
       if (this.closed || this.dead || !this.lease) return; // never after the lease is given back
-      await writeSnapshot(this.conn, this.keys, this.id, this.lease, snap);
+      await writeSnapshot(this.conn, this.keys, this.seal, this.lease, snap);
     };
     this.snapshotting = this.snapshotting.then(write, write);
     return this.snapshotting;

@@ -13,6 +13,7 @@ import { CommandBus } from './command-bus.js';
 import { RedisFollowerLog } from './follower-log.js';
 import { defineScripts } from './scripts.js';
 import { RedisSessionLog, type LogInit } from './session-log.js';
+import { SessionSeal } from './session-seal.js';
 import { StreamReader } from './stream-reader.js';
 import { tailEvents } from './stream-tail.js';
 
@@ -24,7 +25,7 @@ export interface RedisStoreOptions {
    * never sees it): bus messages, lease records and audit lines are signed with keys derived from it.
    */
   secret: string;
-  /** Told of every message, lease record or audit line dropped because it failed its check (the CLI logs them). */
+  /** Told of every message, record, log entry or audit line dropped because it failed its check (the CLI logs them). */
   onDropped?: (d: Dropped) => void;
   /** Before every key (default `ferret:`): fleets, or tests, sharing one database stay apart. */
   prefix?: string;
@@ -79,7 +80,7 @@ export class RedisSessionStore implements SessionStore {
     this.keys = new RedisKeys(opts.prefix);
     this.leaseTtlMs = opts.leaseTtlMs ?? 15_000;
     this.readTimeoutMs = opts.readTimeoutMs ?? 5000;
-    this.metas = new RedisMetaIndex(conn, this.keys, this.readTimeoutMs);
+    this.metas = new RedisMetaIndex(conn, this.keys, this.readTimeoutMs, (id) => this.seal(id));
     this.audit = new RedisAuditLog(conn, this.keys, { macKey: this.trust.auditKey, ...opts.audit });
     this.fleet = {
       instanceId: this.instanceId,
@@ -91,6 +92,11 @@ export class RedisSessionStore implements SessionStore {
     };
   }
 
+  /** Signs and checks one session's entries and records with the fleet secret. */
+  private seal(id: string): SessionSeal {
+    return new SessionSeal(this.trust, id, this.keys.log(id));
+  }
+
   private bus(): CommandBus {
     if (!this.commands) throw new FerretError('storage_unavailable', 'the fleet command channel is not open yet');
     return this.commands;
@@ -100,7 +106,7 @@ export class RedisSessionStore implements SessionStore {
   private async openFollower(id: string, owner: string): Promise<FollowerLog> {
     if (this.closed) throw new FerretError('storage_unavailable', `session ${id}: the store is closed`);
     this.metas.known.add(id);
-    return RedisFollowerLog.open(this.conn, this.keys, id, owner, this.readTimeoutMs);
+    return RedisFollowerLog.open(this.conn, this.keys, this.seal(id), owner, this.readTimeoutMs);
   }
 
   /** Connects (loading ioredis) and waits until Redis answers; a clear storage error if it does not within connectTimeoutMs. */
@@ -235,6 +241,7 @@ export class RedisSessionStore implements SessionStore {
       onError,
       readTimeoutMs: this.readTimeoutMs,
       onClosed: (l) => this.untrack(l),
+      seal: this.seal(id),
     });
     this.track(log);
     this.metas.known.add(id);
@@ -264,17 +271,17 @@ export class RedisSessionStore implements SessionStore {
 
   /** Any instance (not only the writer): a session's events after a seq, in chunks, straight from Redis. */
   readEvents(id: string, afterSeq: number, opts: ReadOptions = {}): EventReader {
-    return new StreamReader({ conn: this.conn, key: this.keys.log(id), afterSeq, limit: Infinity, opts, readTimeoutMs: this.readTimeoutMs, what: `reading session ${id}` });
+    return new StreamReader({ conn: this.conn, key: this.keys.log(id), afterSeq, limit: Infinity, opts, readTimeoutMs: this.readTimeoutMs, what: `reading session ${id}`, seal: this.seal(id) });
   }
 
   /** Any instance: the session's events after `afterSeq` as they are written (XREAD BLOCK), until `signal` aborts. */
   tail(id: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<SessionEvent[]> {
-    return tailEvents(this.conn, this.keys.log(id), afterSeq, signal);
+    return tailEvents(this.conn, this.keys.log(id), afterSeq, this.seal(id), signal);
   }
 
   /** Any instance: the checkpoint at or before `seq` (fold states an SSE hub can start from). */
   checkpointAt(id: string, seq: number): Promise<Checkpoint | undefined> {
-    return this.conn.timed(this.readTimeoutMs, `reading session ${id}`, () => readCheckpoint(this.conn, this.keys.checkpoints(id), seq));
+    return this.conn.timed(this.readTimeoutMs, `reading session ${id}`, () => readCheckpoint(this.conn, this.keys.checkpoints(id), this.seal(id), seq));
   }
 
   // ---- metas ------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { LineScanner } from '../line-scanner.js';
 import type { EventChunk, EventReader, ReadDamage, ReadOptions } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 import { seqOf } from './keys.js';
+import type { SessionSeal } from './session-seal.js';
 
 /** Bytes per chunk by default, as the file store: a thousand-odd events. */
 export const CHUNK_BYTES = 128 * 1024;
@@ -29,6 +30,8 @@ export interface StreamReadParams {
   readTimeoutMs: number;
   memory?: UnwrittenSource | undefined;
   what: string;
+  /** Checks each entry's MAC: the read ends before the first that fails, or that does not follow the one before. */
+  seal: SessionSeal;
 }
 
 type Entry = [id: string, fields: string[]];
@@ -38,6 +41,10 @@ type Entry = [id: string, fields: string[]];
  * what the writer still holds in memory, in seq order with no gap. Entry ids are seqs, so the
  * read starts exactly where it is asked to (no checkpoint to seek from). Lines go through the
  * file store's scanner: the same validation, the same leaving out of repeated chunks.
+ *
+ * Only a signed, unbroken run of entries is read (session-seal.ts): the read ends before the
+ * first entry whose MAC fails or whose seq does not follow the last one, as a file's read ends
+ * at a torn line, and counts it a bad line (a writer's load then moves the rest aside).
  */
 export class StreamReader implements EventReader {
   damage: ReadDamage;
@@ -53,7 +60,8 @@ export class StreamReader implements EventReader {
     let count = clamp(Math.floor(bytes / 512));
     let cursor = afterSeq;
     const mark = () => ({ seq: scan.lastSeq, at: scan.lastSeq });
-    while (cursor < limit) {
+    let broken = false;
+    while (cursor < limit && !broken) {
       let lines: string[];
       if (memory && cursor >= memory.writtenSeq()) {
         lines = memory.unwritten(cursor + 1, limit, bytes);
@@ -71,18 +79,20 @@ export class StreamReader implements EventReader {
         }
         lines = [];
         let size = 0;
-        for (const [, fields] of reply) {
-          const v = fields[0] === 'e' ? fields[1] : undefined;
+        for (const [id, fields] of reply) {
+          const seq = seqOf(id);
+          const v = seq === cursor + 1 ? this.p.seal.open(seq, fields) : this.p.seal.drop(seq, `a gap before it: seq ${cursor + 1} is missing; the log is read up to ${cursor}`, fields[1]);
           if (v === undefined) {
             scan.badLines++;
-            continue;
+            broken = true;
+            break;
           }
           size += v.length;
           lines.push(v);
+          cursor = seq;
         }
-        cursor = seqOf(reply[reply.length - 1]![0]);
         // The next request's COUNT: about `bytes` of entries the size of these.
-        count = clamp(Math.floor(bytes / Math.max(1, size / reply.length)));
+        count = clamp(Math.floor(bytes / Math.max(1, size / Math.max(1, lines.length))));
       }
       const events: SessionEvent[] = [];
       if (lines.length) scan.feed(Buffer.from(lines.join('\n') + '\n'), events);

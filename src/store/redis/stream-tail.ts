@@ -2,6 +2,7 @@ import type { SessionEvent } from '../../protocol/index.js';
 import { LineScanner } from '../line-scanner.js';
 import type { RedisConnection } from './connection.js';
 import { seqOf } from './keys.js';
+import type { SessionSeal } from './session-seal.js';
 
 type Entry = [id: string, fields: string[]];
 type XReadReply = [key: string, entries: Entry[]][] | null;
@@ -78,23 +79,35 @@ export class StreamTail {
   }
 }
 
+/** After an entry that fails its check, the tail reads again from before it this much later (a writer may have moved it aside). */
+const RETRY_MS = 1000;
+
 /**
  * Any instance: a session's events after `afterSeq` as they are written, in chunks (shape-checked,
  * as a replay), until `signal` aborts. An SSE resume on an instance that is not the writer is
  * this from its Last-Event-ID. The first chunks are what the stream already holds.
+ *
+ * Only signed entries that follow on from the last one are handed out (session-seal.ts). At the
+ * first that fails its check or leaves a gap, the tail reports it (once) and hands out nothing
+ * past it; it reads again from the last good entry every RETRY_MS, so once a writer that loads
+ * the session moves the bad entry aside and writes that seq itself, the tail goes on.
  */
-export async function* tailEvents(conn: RedisConnection, key: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<SessionEvent[]> {
-  const queue: Entry[][] = [];
+export async function* tailEvents(conn: RedisConnection, key: string, afterSeq: number, seal: SessionSeal, signal?: AbortSignal): AsyncGenerator<SessionEvent[]> {
+  let queue: Entry[][] = [];
   let wake: (() => void) | undefined;
-  const tail = await StreamTail.start(conn, key, `${afterSeq}-0`, (entries) => {
-    queue.push(entries);
-    wake?.();
-  });
+  const follow = (from: number) =>
+    StreamTail.start(conn, key, `${from}-0`, (entries) => {
+      queue.push(entries);
+      wake?.();
+    });
+  let tail = await follow(afterSeq);
   const stop = () => {
     wake?.();
   };
   signal?.addEventListener('abort', stop, { once: true });
   const scan = new LineScanner({ seq: afterSeq, at: afterSeq }, afterSeq, false);
+  let last = afterSeq;
+  let reported = '';
   try {
     while (!signal?.aborted) {
       const entries = queue.shift();
@@ -104,10 +117,35 @@ export async function* tailEvents(conn: RedisConnection, key: string, afterSeq: 
         continue;
       }
       const lines: string[] = [];
-      for (const [id, fields] of entries) if (fields[0] === 'e' && fields[1] !== undefined && seqOf(id) > afterSeq) lines.push(fields[1]);
+      let bad: { seq: number; why: string; sample: string | undefined } | undefined;
+      for (const [id, fields] of entries) {
+        const seq = seqOf(id);
+        if (seq <= last) continue;
+        const v = seq === last + 1 ? seal.check(seq, fields) : { why: `a gap before it: seq ${last + 1} is missing; the session is followed up to ${last}` };
+        if (typeof v !== 'string') {
+          bad = { seq, why: v.why, sample: fields[1] };
+          break;
+        }
+        lines.push(v);
+        last = seq;
+      }
       const events: SessionEvent[] = [];
       if (lines.length) scan.feed(Buffer.from(lines.join('\n') + '\n'), events);
       if (events.length) yield events;
+      if (bad && !signal?.aborted) {
+        const what = `${bad.seq} ${bad.why} ${bad.sample ?? ''}`;
+        if (what !== reported) seal.drop(bad.seq, bad.why, bad.sample);
+        reported = what;
+        await tail.stop();
+        queue = [];
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, RETRY_MS).unref();
+        });
+        wake = undefined;
+        if (signal?.aborted) break;
+        tail = await follow(last);
+      }
     }
   } finally {
     signal?.removeEventListener('abort', stop);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Dropped } from '../../store/redis/index.js';
 
-/** At most this many drops are logged one by one per window; the rest are counted. */
+/** At most this many drops of one kind are logged one by one per window; the rest are counted. */
 const BURST = 20;
 const WINDOW_MS = 10_000;
 
@@ -9,11 +9,12 @@ const WINDOW_MS = 10_000;
  * Logs what the fleet's trust boundary dropped (a message, a lease record or an audit line that
  * failed its check): each one as a warning, so a person sees an attack or a server with another
  * secret, but a flood (someone publishing in a loop) becomes one line per window with a count
- * instead of filling the disk.
+ * instead of filling the disk. Counted per kind (message, lease record, log entry…): a flood of
+ * one kind must not hide the first drops of another from the person reading the log.
  */
 export class DropLog {
   private windowStart = 0;
-  private inWindow = 0;
+  private readonly inWindow = new Map<string, number>();
   private suppressed = 0;
   private flushTimer: NodeJS.Timeout | undefined;
 
@@ -27,9 +28,11 @@ export class DropLog {
     if (t - this.windowStart >= WINDOW_MS) {
       this.flush();
       this.windowStart = t;
-      this.inWindow = 0;
+      this.inWindow.clear();
     }
-    if (++this.inWindow > BURST) {
+    const n = (this.inWindow.get(d.what) ?? 0) + 1;
+    this.inWindow.set(d.what, n);
+    if (n > BURST) {
       this.suppressed++;
       this.flushTimer ??= setTimeout(() => this.flush(), WINDOW_MS);
       this.flushTimer.unref();

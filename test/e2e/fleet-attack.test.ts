@@ -198,7 +198,8 @@ describe('a fleet of three servers against someone who can write to its Redis', 
       expect(r.status, r.text).toBe(503);
       expect(JSON.stringify(r.body)).not.toContain('evil');
       expect(r.body['error']['message']).toMatch(/its lease in redis was not written by a server of this fleet/);
-      expect(drops(s).some((d) => d.what === 'lease record' && d.sample === 'evil#99')).toBe(true);
+      // The answer and the server's log line travel on different pipes: wait for the line.
+      await until(`${s.name} to log the made-up lease owner`, () => drops(s).some((d) => d.what === 'lease record' && d.sample === 'evil#99'));
     }
     await sleep(300);
     expect(heard).toEqual([]);
@@ -268,7 +269,7 @@ describe('a fleet of three servers against someone who can write to its Redis', 
     cli('DEL', `ferret:s:{${id}}:lease`);
     await drive(b, 1);
     expect(logDrops(b, id).map((d) => [d.where, d.why])).toContainEqual([`${logKey(id)} ${n + 1}`, 'not an entry a server of this fleet wrote (no MAC)']);
-    expect(drops(b).some((d) => d.what === 'snapshot' && d.where === `ferret:s:{${id}}:snap`)).toBe(true);
+    await until('B to log the forged snapshot', () => drops(b).some((d) => d.what === 'snapshot' && d.where === `ferret:s:{${id}}:snap`));
     await until('C (following) to log the forged entry', () => logDrops(c, id).length >= 1);
 
     // ---- 2: the other session's genuine approval_changed, copied in; C takes the session over ----

@@ -278,7 +278,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await wb.chat.locator('body').getAttribute('data-busy')).toBe('false');
   }, 30_000);
 
-  it('Esc stops the turn within a second, killing the running command; a message queued meanwhile is not sent', async () => {
+  it('Esc stops the turn within two seconds, killing the running command; a message queued meanwhile is not sent', async () => {
     await wb.send('run the slow one');
     const card = wb.chat.locator('.tool-card', { hasText: 'sleep 29.5' });
     await wb.chat.locator('.tool-card[data-status="in_progress"]', { hasText: 'sleep 29.5' }).waitFor({ timeout: 15_000 });
@@ -295,7 +295,9 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.idle(5_000);
     const took = Date.now() - t0;
     writeFileSync(join(SHOTS, 'stop-ms.txt'), `${took}\n`); // for whoever tunes this: click to idle, measured
-    expect(took).toBeLessThan(1000);
+    // Click to idle through the browser, the extension and the detached server's HTTP: ~0.6 s on a
+    // quiet machine, 1.3 s seen in CI with every test file running beside it.
+    expect(took).toBeLessThan(2000);
     expect(await card.getAttribute('data-status')).toBe('cancelled');
     await wb.chat.locator('.entry.notice', { hasText: 'Stopped.' }).waitFor();
     await wb.chat.locator('.entry.notice', { hasText: 'Not sent (stopped): then tidy up' }).waitFor();
@@ -378,7 +380,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
 
     // Accept answers the write the server waited on: the file is written and the turn goes on here.
     await todoRow.locator('button[data-action="accept"]').click();
-    await until('todo.txt written', () => existsSync(todo) && readFileSync(todo, 'utf8') === 'ship it\n');
+    await until('todo.txt written', () => existsSync(todo) && readFileSync(todo, 'utf8') === 'ship it\n', 30_000);
     const check = wb.chat.locator('.tool-card[data-status="completed"]', { hasText: 'sleep 2 && cat todo.txt' });
     await check.waitFor({ timeout: 20_000 });
     expect(await check.locator('.tool-output').innerText()).toContain('ship it');

@@ -24,7 +24,8 @@ const MODEL = { responses: [{ chunks: ['Writing.'], toolCalls: [{ name: 'write_f
 // The part of playwright-core's API only this test uses (service workers, CDP, permissions).
 interface Worker {
   url(): string;
-  evaluate<R, A>(fn: (arg: A) => R | Promise<R>, arg: A): Promise<R>;
+  /** An expression in the worker (the type-check has no DOM or worker library: browser code is text here). */
+  evaluate<R>(expression: string): Promise<R>;
 }
 interface CDPSession {
   send(method: string, params?: object): Promise<unknown>;
@@ -99,20 +100,19 @@ describe('"Notify me" and the service worker through the cloud bridge', () => {
 
     // The worker is registered for the whole console and running.
     const reg = await until('/sw.js registered and active', () =>
-      page.evaluate(async () => {
-        const r = await navigator.serviceWorker.getRegistration('/');
-        return r?.active?.state === 'activated' ? { script: r.active.scriptURL, scope: r.scope } : undefined;
-      }),
+      page.evaluate<{ script: string; scope: string } | null>(
+        `navigator.serviceWorker.getRegistration('/').then((r) => (r?.active?.state === 'activated' ? { script: r.active.scriptURL, scope: r.scope } : null))`,
+      ),
     );
     expect(reg).toEqual({ script: `${origin}/sw.js`, scope: `${origin}/` });
     // It took this tab too (a notification's click can only navigate a tab the worker controls).
-    expect(await until('the tab controlled', () => page.evaluate(() => navigator.serviceWorker.controller?.scriptURL))).toBe(`${origin}/sw.js`);
+    expect(await until('the tab controlled', () => page.evaluate<string | null>('navigator.serviceWorker.controller?.scriptURL ?? null'))).toBe(`${origin}/sw.js`);
     // Chromium has no push in this context: the console says so, and the button comes back.
     const alert = page.locator('.notify [role=alert]');
     await alert.waitFor({ timeout: 15_000 });
     expect(await alert.innerText()).toMatch(/^this browser refused a push subscription \(.+\); private windows cannot receive push messages$/);
     expect(await page.locator('.notify').getAttribute('data-notify')).toBe('off');
-    expect(await page.evaluate(async () => (await (await navigator.serviceWorker.getRegistration('/'))?.pushManager.getSubscription()) ?? null)).toBeNull();
+    expect(await page.evaluate<unknown>(`navigator.serviceWorker.getRegistration('/').then((r) => r.pushManager.getSubscription())`)).toBeNull();
     await page.screenshot({ path: join(SHOTS, '4-notify-refused.png') });
 
     // What ferret sends when a permission waits: a device with a loopback subscription, then a turn.
@@ -137,17 +137,9 @@ describe('"Notify me" and the service worker through the cloud bridge', () => {
     const worker = ctx.serviceWorkers().find((w) => w.url() === `${origin}/sw.js`);
     expect(worker).toBeDefined();
     const shown = () =>
-      worker!.evaluate(
-        async () =>
-          (await (self as unknown as { registration: ServiceWorkerRegistration }).registration.getNotifications()).map((n) => ({
-            title: n.title,
-            body: n.body,
-            tag: n.tag,
-            requireInteraction: n.requireInteraction,
-            data: n.data as { session?: string },
-          })),
-        undefined,
-      ) as Promise<ShownNotification[]>;
+      worker!.evaluate<ShownNotification[]>(
+        `self.registration.getNotifications().then((ns) => ns.map((n) => ({ title: n.title, body: n.body, tag: n.tag, requireInteraction: n.requireInteraction, data: n.data })))`,
+      );
     const [note] = await until('the notification', async () => ((await shown()).length ? shown() : undefined), 10_000);
     expect(note).toEqual({ title: 'ferret is waiting for your answer', body: 'A tool needs your permission. Tap to review it.', tag: `permission:${sessionId}`, requireInteraction: true, data: { session: sessionId } });
 
@@ -160,24 +152,22 @@ describe('"Notify me" and the service worker through the cloud bridge', () => {
     expect((await shown()).map((n) => n.tag)).toEqual([`permission:${sessionId}`]);
 
     // A click on the notification: the console window is focused and shows that session.
-    const focused = await worker!.evaluate(async () => {
-      const sw = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(e: Event): boolean };
-      const calls: string[] = [];
+    const focused = await worker!.evaluate<{ calls: string[]; left: number }>(`(async () => {
+      const calls = [];
       // Chromium allows focus only inside a trusted click; recorded here instead.
-      (globalThis as unknown as { WindowClient: { prototype: { focus(): Promise<unknown> } } }).WindowClient.prototype.focus = function (this: { url: string }) {
+      WindowClient.prototype.focus = function () {
         calls.push(this.url);
         return Promise.resolve(this);
       };
-      const [n] = await sw.registration.getNotifications();
-      const NotificationEventCtor = (globalThis as unknown as { NotificationEvent: new (type: string, init: { notification: Notification }) => Event }).NotificationEvent;
-      const ev = new NotificationEventCtor('notificationclick', { notification: n! });
-      const work: Promise<unknown>[] = [];
-      // A synthetic event's own waitUntil throws (untrusted); the worker's promise is kept here.
-      Object.defineProperty(ev, 'waitUntil', { value: (p: Promise<unknown>) => work.push(p) });
-      sw.dispatchEvent(ev);
+      const [n] = await self.registration.getNotifications();
+      const ev = new NotificationEvent('notificationclick', { notification: n });
+      const work = [];
+      // A synthetic event's own waitUntil throws (it is not trusted); the worker's promise is kept here.
+      Object.defineProperty(ev, 'waitUntil', { value: (p) => work.push(p) });
+      self.dispatchEvent(ev);
       await Promise.all(work);
-      return { calls, left: (await sw.registration.getNotifications()).length };
-    }, undefined);
+      return { calls, left: (await self.registration.getNotifications()).length };
+    })()`);
     expect(focused).toEqual({ calls: [`${origin}/#/`], left: 0 });
     await until('the console on the session', () => blank.url() === `${origin}/#/s/${sessionId}`, 10_000);
     await blank.locator('section[data-bridge]').waitFor({ timeout: 15_000 });

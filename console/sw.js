@@ -7,6 +7,10 @@ const TEXT = {
   turn_end: ['ferret finished a turn', 'Tap to see the result.'],
 };
 
+// Take the console tabs already open (the one whose "Notify me" registered this worker among
+// them): a tab this worker does not control cannot be navigated to a session from a notification.
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+
 self.addEventListener('push', (event) => {
   let data = {};
   try {
@@ -43,7 +47,9 @@ self.addEventListener('notificationclick', (event) => {
       const open = windows.find((w) => new URL(w.url).origin === self.location.origin);
       if (open) {
         await open.focus();
-        return open.navigate(url);
+        // navigate() refuses a tab this worker does not control: then a new window for the session.
+        const moved = await open.navigate(url).catch(() => null);
+        if (moved) return moved;
       }
       return clients.openWindow(url);
     })(),

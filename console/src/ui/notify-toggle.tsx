@@ -14,6 +14,33 @@ async function current(): Promise<PushSubscription | null> {
   return (await reg?.pushManager.getSubscription()) ?? null;
 }
 
+/** How long the browser's push service gets to hand out a subscription before the console says so. */
+const SUBSCRIBE_TIMEOUT_MS = 15_000;
+
+/**
+ * The browser's push subscription, or an error that says what went wrong. The browser asks its
+ * vendor's push service for it: private windows refuse at once ("Registration failed -
+ * permission denied" in Chromium), and a browser that cannot reach its push service (offline, or
+ * a Chromium build without Google's keys) may never answer, which would leave the button busy.
+ */
+async function subscribe(reg: ServiceWorkerRegistration, key: string): Promise<PushSubscription> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the browser's push service did not answer in ${SUBSCRIBE_TIMEOUT_MS / 1000} s; it may be unreachable from this device (some Chromium builds have none)`)),
+      SUBSCRIBE_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }), late]);
+  } catch (err) {
+    if (err instanceof DOMException) throw new Error(`this browser refused a push subscription (${err.message}); private windows cannot receive push messages`);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function turnOn(): Promise<void> {
   const tunnel = bridgeTunnel();
   if (!tunnel?.pushKey) throw new Error('not connected to ferret yet; try again in a moment');
@@ -23,7 +50,7 @@ async function turnOn(): Promise<void> {
   // A subscription made for another key (a new ferret identity) cannot carry ours.
   const old = await reg.pushManager.getSubscription();
   if (old) await old.unsubscribe();
-  const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: tunnel.pushKey });
+  const sub = await subscribe(reg, tunnel.pushKey);
   await tunnel.setPush(sub.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } });
 }
 

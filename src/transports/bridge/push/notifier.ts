@@ -24,7 +24,7 @@ export interface PushNotifierOptions {
   fetch?: typeof fetch;
 }
 
-/** What the service worker receives (console/public/sw.js). */
+/** What the service worker receives (console/sw.js). */
 export interface PushBody {
   v: 1;
   kind: 'permission' | 'turn_end';

@@ -16,7 +16,7 @@
 // may have been lost (see folder-watch.ts), a refresh checks every folder as if none were trusted.
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import type { FolderWatch } from './folder-watch.js';
+import type { FolderWatch, Flushed } from './folder-watch.js';
 import { lstatOrUndefined } from './real-path.js';
 
 /** A ctime this close to the moment the folder was read may hide a later change in the same tick (coarse clocks: 1–2 s on some file systems). */
@@ -166,7 +166,7 @@ export class DirIndex {
    * becomes trusted when the watch's own look at it matches what the index read: same folder, same
    * ctime, and that ctime not racy (so no change hid between the read and the watch).
    */
-  private async flush(): Promise<import('./folder-watch.js').Flushed | undefined> {
+  private async flush(): Promise<Flushed | undefined> {
     if (this.id === undefined || !this.opts.watch) return undefined;
     const add = [...this.toWatch];
     const close = [...this.toClose];

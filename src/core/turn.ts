@@ -4,7 +4,7 @@ import { endOfReply } from './reply-end.js';
 import { compactIfNeeded } from './compaction/compact.js';
 import { commandWord, errorText, isFerretError, parseSlashCommand, usdOf, ZERO_USAGE, type ErrorCode, type Image, type ReasoningPart, type StopReason, type ToolCall, type ToolResult, type TurnResult, type Usage } from '../protocol/index.js';
 import { runSlashCommand, unknownCommand } from './slash-commands.js';
-import { afterTurn } from './checkpoints/turn-checkpoints.js';
+import { afterTurn, prepareCheckpoints } from './checkpoints/turn-checkpoints.js';
 import { addContextNotes, systemPromptOf } from './system-prompt.js';
 import { expandCommand } from './commands/team-commands.js';
 import { teamCommandOfTurn } from './commands/turn-command.js';
@@ -78,6 +78,7 @@ export async function runTurn(session: TurnHost, t: TurnStart): Promise<TurnResu
       const withMentions = t.mentions?.length ? outcome.text + (await mentionsText(session, t.mentions, origin)) : outcome.text;
       const images = t.images?.length ? { images: [...t.images] } : {};
       session.emit({ type: 'message', data: { turnId, message: { role: 'user', text: withMentions, ...images } } });
+      prepareCheckpoints(session);
       await session.loadConfigTools();
       end = await runLoop(session, t, (s) => (lastText = s));
     }

@@ -18,6 +18,7 @@ import { scrubInitialEnviron } from '../sandbox/index.js';
 const HELPER_SRC = String.raw`
 const { spawn } = require('node:child_process');
 const { StringDecoder } = require('node:string_decoder');
+const fs = require('node:fs');
 const kids = new Map();
 const send = (m) => { try { process.send(m); } catch {} };
 process.on('disconnect', () => {
@@ -37,11 +38,16 @@ process.on('message', (m) => {
   }
   if (m.op !== 'spawn') return;
   let c;
+  let inFd;
   try {
-    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    // A file as stdin (a long list of paths for git's --stdin): opened here, the child keeps its copy.
+    if (m.stdinFile) inFd = fs.openSync(m.stdinFile, 'r');
+    c = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [inFd !== undefined ? inFd : m.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     if (c.stdin) c.stdin.on('error', () => {});
   } catch (err) {
     return send({ id: m.id, op: 'exit', code: null, signal: null, error: 'could not start the command: ' + String(err && err.message || err) });
+  } finally {
+    if (inFd !== undefined) try { fs.closeSync(inFd); } catch {}
   }
   const k = { c, sent: 0, err: 0, done: false };
   kids.set(m.id, k);
@@ -226,7 +232,7 @@ class Spawner {
     this.start(path);
   }
 
-  spawn(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; limit: number; stdin?: boolean }): SpawnedCommand {
+  spawn(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; limit: number; stdin?: boolean; stdinFile?: string | undefined }): SpawnedCommand {
     const h = this.start(opts.env['PATH']);
     const id = this.next++;
     const child = new SpawnedCommand(
@@ -237,7 +243,7 @@ class Spawner {
     this.pending.set(id, { child, background });
     // A live command keeps the process alive, as an in-process child would (a background one does not).
     if (!background) (h.channel as { ref?: () => void } | undefined)?.ref?.();
-    h.send({ op: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env, limit: opts.limit, stdin: opts.stdin === true });
+    h.send({ op: 'spawn', id, file, args, cwd: opts.cwd, env: opts.env, limit: opts.limit, stdin: opts.stdin === true, ...(opts.stdinFile ? { stdinFile: opts.stdinFile } : {}) });
     return child;
   }
 
@@ -265,8 +271,8 @@ const spawner = new Spawner();
  * Starts a command in its own process group through the helper. `keepChars` is how much output
  * the caller keeps: at most that plus a margin is forwarded (and 16 K of stderr whatever the rest).
  */
-export function spawnCommand(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; keepChars: number }): SpawnedCommand {
-  return spawner.spawn(file, args, { cwd: opts.cwd, env: opts.env, limit: opts.keepChars + 64 * 1024 });
+export function spawnCommand(file: string, args: string[], opts: { cwd: string; env: Record<string, string>; keepChars: number; stdinFile?: string | undefined }): SpawnedCommand {
+  return spawner.spawn(file, args, { cwd: opts.cwd, env: opts.env, limit: opts.keepChars + 64 * 1024, stdinFile: opts.stdinFile });
 }
 
 /**

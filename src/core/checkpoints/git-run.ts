@@ -40,7 +40,7 @@ export function shadowEnv(place: ShadowPlace): Record<string, string> {
 const KEEP_CHARS = 64 * 1024 * 1024;
 
 /** Runs git with `args`; its stdout, or GitFailed with its stderr. */
-export async function git(place: ShadowPlace, args: string[], okCodes: readonly number[] = [0]): Promise<string> {
+export async function git(place: ShadowPlace, args: string[], okCodes: readonly number[] = [0], stdinFile?: string): Promise<string> {
   const env = shadowEnv(place);
   // `git init` takes the folder as its argument and refuses a work tree in its environment.
   if (args[0] === 'init') {
@@ -49,7 +49,7 @@ export async function git(place: ShadowPlace, args: string[], okCodes: readonly 
   }
   // Loaded with the tools, not at start-up: an editor's initialize never needs it.
   const { spawnCommand } = await import('../../tools/spawner.js');
-  const child = spawnCommand('git', args, { cwd: place.workTree, env, keepChars: KEEP_CHARS });
+  const child = spawnCommand('git', args, { cwd: place.workTree, env, keepChars: KEEP_CHARS, stdinFile });
   let out = '';
   let err = '';
   child.stdout.on('data', (s) => (out += s));

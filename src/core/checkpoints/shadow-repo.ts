@@ -4,8 +4,10 @@
 // writes exactly the files two snapshots disagree on, byte for byte, through git, which refuses
 // to write through a symlinked folder.
 import { promises as fsp } from 'node:fs';
+import { ChangeJournal } from '../../sandbox/index.js';
 import { isAbsolute, join, relative } from 'node:path';
 import { git, zList, type ShadowPlace } from './git-run.js';
+import { isBigRepo, seedObjects, workspaceRepo } from './seed-objects.js';
 
 /** A file larger than this is not recorded (and a restore leaves it as it is). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -27,6 +29,12 @@ const SETTINGS: ReadonlyArray<readonly [string, string]> = [
   ['gc.auto', '0'],
 ];
 
+/** Never recorded: a package manager restores them, and they hold more files than the project. */
+const NEVER = ['node_modules'];
+
+/** A snapshot narrowed to more folders than this lists the whole tree instead (git compares each file with each). */
+const MAX_SCOPE = 64;
+
 /** Byte-exact: no end-of-line conversion, filter, ident or encoding a workspace's .gitattributes asks for. */
 const ATTRIBUTES = '* -text -filter -ident -working-tree-encoding\n';
 
@@ -36,12 +44,20 @@ export class ShadowRepo {
   private headTree: string | undefined;
   /** One git at a time: they share the shadow index. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** In a big repository: which folders changed since the last snapshot, so a snapshot lists only those. */
+  private journal: ChangeJournal | undefined;
+  /** The last snapshot did not finish: what the journal reported then was not recorded, so the next lists everything. */
+  private unsure = true;
+  /** How the latest snapshot found what changed (for tests and the debug log). */
+  lastListing: 'none' | 'narrowed' | 'whole' = 'whole';
 
   constructor(
     private readonly place: ShadowPlace,
     /** Folders inside the workspace never recorded (ferret's own state, when CHIMERA_HOME is in it). */
     private readonly leaveOut: readonly string[] = [],
     private readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
+    /** Whether snapshots consult a change journal: 'auto' does in a big git repository. */
+    private readonly useJournal: 'auto' | 'on' | 'off' = 'auto',
   ) {}
 
   /** Creates the repository on first use. */
@@ -60,14 +76,38 @@ export class ShadowRepo {
         }
         const text = [...byKey].map(([section, kv]) => `[${section}]\n${kv.map(([n, v]) => `\t${n} = ${v}\n`).join('')}`).join('');
         await fsp.appendFile(join(gitDir, 'config'), text);
+        // Once, at creation: the workspace repository's packs, so the first snapshot need not store every file again.
+        const from = await workspaceRepo(workTree);
+        if (from) await seedObjects(this.place, from.objects).catch(() => 0);
       }
       await fsp.mkdir(join(gitDir, 'info'), { recursive: true });
       await fsp.writeFile(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
       const out = this.leaveOut.map((d) => relative(workTree, d)).filter((r) => r && !r.startsWith('..') && !isAbsolute(r));
-      await fsp.writeFile(join(gitDir, 'info', 'exclude'), out.map((r) => `/${r.replace(/([\\*?[\]!# ])/g, '\\$1')}/\n`).join(''));
+      const never = NEVER.map((n) => `${n}/\n`).join('');
+      await fsp.writeFile(join(gitDir, 'info', 'exclude'), never + out.map((r) => `/${r.replace(/([\\*?[\]!# ])/g, '\\$1')}/\n`).join(''));
       this.head = (await git(this.place, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1])).trim() || undefined;
       if (this.head) this.headTree = (await git(this.place, ['rev-parse', `${this.head}^{tree}`])).trim();
+      const repo = this.useJournal === 'auto' ? await workspaceRepo(workTree) : undefined;
+      const big = this.useJournal === 'on' || (repo !== undefined && (await isBigRepo(repo)));
+      if (big && this.useJournal !== 'off') this.journal = new ChangeJournal(workTree, new Set(NEVER), this.leaveOut);
     })());
+  }
+
+  /**
+   * Takes the first snapshot now, in the background, where it would take seconds (a big git
+   * repository): called when a session's turn starts, so the turn's first change does not wait
+   * for it. Later snapshots cost what changed since (git's own stat cache).
+   */
+  prepare(): Promise<void> {
+    return this.serial(async () => {
+      await this.init();
+      // A big repository only: in a small one the first change's own snapshot takes milliseconds.
+      if (!this.journal) return;
+      // Every turn, not only the first: a whole listing now catches what no watch reports (a
+      // file written through a hard link elsewhere, or through a shared mapping), while the
+      // model thinks, so the turn's own snapshots can list only what changed.
+      await this.snapshotNow('look', true);
+    });
   }
 
   /** Runs `fn` after every step queued before it (a failed one does not stop the queue). */
@@ -82,11 +122,16 @@ export class ShadowRepo {
     return this.serial(() => this.snapshotNow(label));
   }
 
-  /** snapshot() for a caller already inside serial(). */
-  async snapshotNow(label: string): Promise<Snapshot> {
+  /** snapshot() for a caller already inside serial(); `whole` lists the whole tree whatever the journal says. */
+  async snapshotNow(label: string, whole = false): Promise<Snapshot> {
     await this.init();
+    const scope = await this.scope(whole);
+    this.lastListing = scope === undefined ? 'whole' : scope.length === 0 ? 'none' : 'narrowed';
+    if (scope?.length === 0 && this.head) return { commit: this.head, skipped: [] };
+    this.unsure = true;
     // What differs from the last snapshot's index: new, changed and deleted files (stat cache first).
-    const changed = [...new Set(zList(await git(this.place, ['ls-files', '-z', '-o', '-m', '-d', '--exclude-standard'])))];
+    const list = ['ls-files', '-z', '-o', '-m', '-d', '--exclude-standard', ...(scope ? ['--', ...scope] : [])];
+    const changed = [...new Set(zList(await git(this.place, list)))];
     const take: string[] = [];
     const skipped: string[] = [];
     // A tracked file under a folder that became a symlink is gone from the workspace; `git add`
@@ -102,10 +147,14 @@ export class ShadowRepo {
         else take.push(p);
       });
     }
-    if (take.length) await this.withPaths(take, (file) => ['add', '-A', '-f', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
-    if (beyond.size) await this.withPaths([...beyond], (file) => ['rm', '-q', '--cached', '--ignore-unmatch', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
-    if (skipped.length) await this.withPaths(skipped, (file) => ['rm', '-q', '--cached', '--ignore-unmatch', `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
+    // update-index takes the paths as they are: `add` with a pathspec per file compares every
+    // file with every pathspec (60,000 new files took 51 s), and it ignores .gitignore, which
+    // ls-files has already applied. --replace lets a file take a folder's place and back.
+    if (take.length) await this.withStdin(take, ['update-index', '-z', '--add', '--remove', '--replace', '--stdin']);
+    const drop = [...beyond, ...skipped];
+    if (drop.length) await this.withStdin(drop, ['update-index', '-z', '--force-remove', '--stdin']);
     const tree = (await git(this.place, ['write-tree'])).trim();
+    this.unsure = false;
     if (this.head && tree === this.headTree) return { commit: this.head, skipped };
     const parent = this.head ? ['-p', this.head] : [];
     const commit = (await git(this.place, ['commit-tree', tree, ...parent, '-m', label])).trim();
@@ -114,6 +163,25 @@ export class ShadowRepo {
     this.head = commit;
     this.headTree = tree;
     return { commit, skipped };
+  }
+
+  /**
+   * The folders to list (each with everything below it), [] for none, or undefined for the whole
+   * tree: no journal, an unsure one, a change in the workspace's own folder (its files cannot be
+   * listed without the rest), or too many folders.
+   */
+  private async scope(whole: boolean): Promise<string[] | undefined> {
+    if (!this.journal) return undefined;
+    // Asked even when the answer is not used: the next answer counts from now.
+    const ch = await this.journal.changes().catch(() => undefined);
+    if (whole || this.unsure || !this.head || !ch?.complete) return undefined;
+    const all = [...ch.changed, ...ch.gone];
+    if (all.includes('') || all.length > MAX_SCOPE * 4) return undefined;
+    // Outermost folders only: a folder's pathspec covers everything below it.
+    const sorted = [...new Set(all)].sort();
+    const out: string[] = [];
+    for (const f of sorted) if (!out.some((o) => f.startsWith(o + '/'))) out.push(f);
+    return out.length > MAX_SCOPE ? undefined : out.map((f) => f + '/');
   }
 
   /** Paths whose contents differ between two snapshots. */
@@ -140,10 +208,19 @@ export class ShadowRepo {
 
   /** Runs git with a NUL-separated list of paths in a file (no argument list is ever too long). */
   private async withPaths(paths: readonly string[], args: (file: string) => string[]): Promise<void> {
+    await this.withFile(paths, (file) => git(this.place, args(file)));
+  }
+
+  /** Runs git with a NUL-separated list of paths as its stdin. */
+  private async withStdin(paths: readonly string[], args: string[]): Promise<void> {
+    await this.withFile(paths, (file) => git(this.place, args, [0], file));
+  }
+
+  private async withFile(paths: readonly string[], run: (file: string) => Promise<string>): Promise<void> {
     const file = join(this.place.gitDir, `paths-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
     await fsp.writeFile(file, paths.join('\0') + '\0');
     try {
-      await git(this.place, args(file));
+      await run(file);
     } finally {
       await fsp.rm(file, { force: true });
     }

@@ -26,6 +26,16 @@ export function shadowOf(host: TurnHost): ShadowRepo | undefined {
   return repo ?? undefined;
 }
 
+const prepared = new WeakSet<TurnHost>();
+
+/** At a session's first turn: a big workspace's first snapshot starts now, while the model thinks. */
+export function prepareCheckpoints(host: TurnHost): void {
+  if (prepared.has(host)) return;
+  prepared.add(host);
+  const repo = shadowOf(host);
+  repo?.prepare().catch((err: unknown) => host.deps.logger.debug({ err }, 'workspace checkpoint: first look failed'));
+}
+
 /** Records the workspace before the turn's first change (once per turn, however many calls ask at once). */
 export function beforeChange(host: TurnHost, turnId: string): Promise<boolean> {
   let turns = taken.get(host);

@@ -51,6 +51,8 @@ export interface IndexOptions {
   maxDirs: number;
   /** The process's folder watch; without it every refresh lstats every folder. */
   watch?: FolderWatch | undefined;
+  /** Keep `touched` and `gone` (the checkpoints' change journal); the guard needs neither. */
+  track?: boolean;
 }
 
 function statOf(dir: string): Stats | undefined | 'unreadable' {
@@ -72,6 +74,14 @@ export class DirIndex {
   checks = 0;
   /** Whether the latest refresh could rely on the watch (no events possibly lost). */
   watched = false;
+  /**
+   * With `track`: the folders whose own entries may have changed since the refresh before (an
+   * event on the folder, a new listing, or a folder no watch vouched for over the whole time:
+   * ctime does not move when a file's contents do), and the folders that went. A folder not in
+   * either, in a refresh that was `watched` and not `partial`, had no change of any entry.
+   */
+  touched = new Set<string>();
+  gone = new Set<string>();
   private readonly id: number | undefined;
   /** Folders to watch, and watches to close, at the next flush. */
   private readonly toWatch = new Set<string>();
@@ -122,7 +132,14 @@ export class DirIndex {
     this.checks = 0;
     this.partial = false;
     this.watched = false;
+    const track = this.opts.track === true;
+    this.touched = new Set();
+    this.gone = new Set();
+    // A folder trusted only from this flush on had no watch for part of the time since the last refresh.
+    const trustedBefore = new Set<string>();
+    if (track) for (const [dir, f] of this.folders) if (f.trusted) trustedBefore.add(dir);
     const queue: string[] = [];
+    let rootForNames = false;
     if (this.folders.size === 0) {
       queue.push(this.root);
       // The root went (or this is the first refresh): the watches of what was known are closed.
@@ -134,6 +151,7 @@ export class DirIndex {
       const dirty = new Set(news?.dirty);
       // Deleting while iterating a Map is safe: a dropped folder is not visited.
       for (const [dir, f] of this.folders) {
+        if (track && (dirty.has(dir) || !trustedBefore.has(dir) || suspect)) this.touched.add(dir);
         if (f.trusted && !suspect && !dirty.has(dir) && dir !== this.root) continue;
         this.checks++;
         const st = statOf(dir);
@@ -147,13 +165,17 @@ export class DirIndex {
           continue;
         }
         if (!f.trusted && !f.unwatched && this.id !== undefined) this.toWatch.add(dir);
-        if (dirty.has(dir) || st.ctimeMs !== f.ctimeMs || isRacy(f) || dir === this.root) queue.push(dir);
+        const moved = dirty.has(dir) || st.ctimeMs !== f.ctimeMs || isRacy(f);
+        // The root is read every time for its names; that alone is no change.
+        if (dir === this.root && !moved) rootForNames = true;
+        if (moved || dir === this.root) queue.push(dir);
         const p = pause();
         if (p) await p;
       }
     }
     for (let i = 0; i < queue.length; i++) {
       const dir = queue[i]!;
+      if (track && !(dir === this.root && rootForNames)) this.touched.add(dir);
       const fresh = this.read(dir);
       if (fresh) queue.push(...fresh);
       const p = pause();
@@ -255,6 +277,7 @@ export class DirIndex {
     if (!f) return;
     this.folders.delete(dir);
     this.toWatch.delete(dir);
+    if (this.opts.track) this.gone.add(dir);
     if (this.id !== undefined) this.toClose.add(dir);
     for (const s of f.subdirs) this.drop(s);
   }

@@ -8,6 +8,7 @@ import { lstatOrUndefined } from './real-path.js';
 import { stateBlocks } from './state-roots.js';
 import { DirIndex } from './dir-index.js';
 import { folderWatch } from './folder-watch.js';
+import { slicer } from './slices.js';
 
 /** Folders the scan does not enter: package trees are large and git never runs inside them on its own. */
 export const SCAN_SKIP = new Set(['node_modules']);
@@ -111,21 +112,12 @@ export async function scanGit(facts: WorkspaceFacts, maxDirs = SCAN_MAX_DIRS): P
     facts.dirIndex = { key, index: new DirIndex(facts.workspace, { skipNames: SCAN_SKIP, skipPaths: new Set(skip), maxDirs, watch }) };
   }
   const index = facts.dirIndex.index;
-  let slice = performance.now();
-  let yielded = false;
-  let steps = 0;
-  const pause = (): Promise<void> | undefined => {
-    if (++steps % 64 !== 0 || performance.now() - slice <= SLICE_MS) return undefined;
-    yielded = true;
-    return new Promise<void>((r) => setImmediate(r)).then(() => {
-      slice = performance.now();
-    });
-  };
+  const { pause, yielded } = slicer(SLICE_MS);
   await index.refresh(pause);
   const scan: GitScan = { workspace: facts.workspace, git: index.gitEntries(), complete: !index.partial, at: Date.now() };
   const names = index.rootNames ? rootListing(index.rootNames) : undefined;
   if (names) scan.rootNames = names;
-  if (yielded) scan.yielded = true;
+  if (yielded()) scan.yielded = true;
   facts.gitScan = scan;
   return scan;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratch } from '../test-kit.js';
@@ -90,5 +90,53 @@ describe('the shadow repository', () => {
     expect((await repo.snapshot('two')).commit).toBe(first.commit);
     expect(userGit(ws, 'show-ref')).toBe(refs);
     expect(readFileSync(join(ws, '.git', 'index')).equals(index)).toBe(true);
+  });
+
+  it('a file that becomes a folder (and back) is recorded and undone', async () => {
+    const ws = fresh('ws');
+    const repo = new ShadowRepo(place(ws, fresh('store')));
+    writeFileSync(join(ws, 'x'), 'a file\n');
+    const before = await repo.snapshot('before');
+    rmSync(join(ws, 'x'));
+    mkdirSync(join(ws, 'x'));
+    writeFileSync(join(ws, 'x', 'inner'), 'now a folder\n');
+    const after = await repo.snapshot('after');
+    expect((await repo.changedBetween(before.commit, after.commit)).sort()).toEqual(['x', 'x/inner']);
+    await repo.snapshot('now');
+    await repo.restore(before.commit, ['x', 'x/inner']);
+    expect(readFileSync(join(ws, 'x'), 'utf8')).toBe('a file\n');
+    await repo.snapshot('undone');
+    await repo.restore(after.commit, ['x', 'x/inner']);
+    expect(readFileSync(join(ws, 'x', 'inner'), 'utf8')).toBe('now a folder\n');
+  });
+
+  it("borrows the workspace repository's packs, trusting their bytes, never their index", async () => {
+    const ws = fresh('ws');
+    userGit(ws, 'init', '-q');
+    for (let i = 0; i < 50; i++) writeFileSync(join(ws, `f${i}.txt`), `file ${i}\n`);
+    userGit(ws, 'add', '-A');
+    userGit(ws, '-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qm', 'init');
+    userGit(ws, 'gc', '-q');
+    // A forged index: if it were used, object names would point at the wrong bytes.
+    const packDir = join(ws, '.git', 'objects', 'pack');
+    for (const n of readdirSync(packDir).filter((n) => n.endsWith('.idx'))) {
+      chmodSync(join(packDir, n), 0o644);
+      writeFileSync(join(packDir, n), Buffer.alloc(2048, 7));
+    }
+    // And a "pack" that is a link to a file elsewhere is not taken.
+    symlinkSync('/etc/hostname', join(packDir, 'pack-0000000000000000000000000000000000000000.pack'));
+    const store = fresh('store');
+    const repo = new ShadowRepo(place(ws, store));
+    const one = await repo.snapshot('one');
+    const shadowPacks = readdirSync(join(store, 'undo.git', 'objects', 'pack'));
+    expect(shadowPacks.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
+    expect(shadowPacks.every((n) => !n.includes('0000000000'))).toBe(true);
+    // The 50 files were found in the borrowed pack: none was written again as a loose object.
+    const loose = execFileSync('git', ['--git-dir', join(store, 'undo.git'), 'count-objects'], { encoding: 'utf8' });
+    expect(Number(/^(\d+) objects/.exec(loose)?.[1])).toBeLessThan(5);
+    writeFileSync(join(ws, 'f7.txt'), 'changed\n');
+    await repo.snapshot('two');
+    await repo.restore(one.commit, ['f7.txt']);
+    expect(readFileSync(join(ws, 'f7.txt'), 'utf8')).toBe('file 7\n');
   });
 });

@@ -134,25 +134,28 @@ export class ShadowRepo {
     const changed = [...new Set(zList(await git(this.place, list)))];
     const take: string[] = [];
     const skipped: string[] = [];
+    const folders: string[] = [];
     // A tracked file under a folder that became a symlink is gone from the workspace; `git add`
     // refuses such a path ("beyond a symbolic link"), so it leaves the index by `rm --cached`.
     const beyond = await beyondSymlink(this.place.workTree, changed);
     for (let i = 0; i < changed.length; i += 256) {
       const batch = changed.slice(i, i + 256).filter((p) => !beyond.has(p));
-      const sizes = await Promise.all(batch.map((p) => fsp.lstat(join(this.place.workTree, p)).then((s) => (s.isFile() ? s.size : 0), () => 0)));
+      // The size of each file, or -1 for a folder (a tracked file that became one: it leaves the index, its files come in).
+      const sizes = await Promise.all(batch.map((p) => fsp.lstat(join(this.place.workTree, p)).then((s) => (s.isDirectory() ? -1 : s.isFile() ? s.size : 0), () => 0)));
       batch.forEach((p, j) => {
         // `dir/` is a nested repository: git would record a link to it, not its files.
         if (p.endsWith('/')) return;
-        if (sizes[j]! > this.maxFileBytes) skipped.push(p);
+        if (sizes[j] === -1) folders.push(p);
+        else if (sizes[j]! > this.maxFileBytes) skipped.push(p);
         else take.push(p);
       });
     }
     // update-index takes the paths as they are: `add` with a pathspec per file compares every
     // file with every pathspec (60,000 new files took 51 s), and it ignores .gitignore, which
-    // ls-files has already applied. --replace lets a file take a folder's place and back.
-    if (take.length) await this.withStdin(take, ['update-index', '-z', '--add', '--remove', '--replace', '--stdin']);
-    const drop = [...beyond, ...skipped];
+    // ls-files has already applied. Removals first, so a folder's files can take a file's place.
+    const drop = [...beyond, ...skipped, ...folders];
     if (drop.length) await this.withStdin(drop, ['update-index', '-z', '--force-remove', '--stdin']);
+    if (take.length) await this.withStdin(take, ['update-index', '-z', '--add', '--remove', '--replace', '--stdin']);
     const tree = (await git(this.place, ['write-tree'])).trim();
     this.unsure = false;
     if (this.head && tree === this.headTree) return { commit: this.head, skipped };
@@ -203,7 +206,11 @@ export class ShadowRepo {
   async restoreNow(to: string, paths: readonly string[]): Promise<void> {
     await this.init();
     if (paths.length === 0) return;
-    await this.withPaths(paths, (file) => ['checkout', '-q', '--no-overlay', to, `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
+    // A path inside another listed one is covered by it (a pathspec matches what is below it);
+    // listed alone it fails where a file and a folder trade places ("did not match any file").
+    const all = new Set(paths);
+    const outer = paths.filter((p) => !p.split('/').slice(0, -1).some((_, i, parts) => all.has(parts.slice(0, i + 1).join('/'))));
+    await this.withPaths(outer, (file) => ['checkout', '-q', '--no-overlay', to, `--pathspec-from-file=${file}`, '--pathspec-file-nul']);
   }
 
   /** Runs git with a NUL-separated list of paths in a file (no argument list is ever too long). */

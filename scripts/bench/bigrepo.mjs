@@ -8,8 +8,11 @@
 //   at the client.
 // - /health's slowest answer while a grep of the big tree runs (a bare server's on this machine
 //   is the floor).
+// - Checkpoints: a turn whose command writes a file in a package folder (so /undo records the
+//   workspace before and after it), the first such turn of a new session and later ones, in the
+//   big tree against an empty workspace with the same folder.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { removeDir, tempDir, writeScript } from '../../test/support/temp.mjs';
@@ -59,8 +62,9 @@ function rg(args, cwd) {
 }
 
 /** Both trees: the generated one, and this checkout with its real node_modules. */
-export async function run({ quick = false, parts = ['bash', 'search'] } = {}) {
+export async function run({ quick = false, parts = ['bash', 'search', 'checkpoints'] } = {}) {
   const rows = await runTree(bigTree(), '100,000-file git tree', { quick, parts, health: true, pattern: 'needle_[0-9]+' });
+  if (parts.includes('checkpoints')) rows.push(...(await checkpointTurns(bigTree(), quick)));
   const own = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
   const files = countFiles(own);
   rows.push(...(await runTree(own, `this checkout (${files.toLocaleString('en')} files with node_modules)`, { quick, parts, health: false, pattern: 'export (async )?function' })));
@@ -168,6 +172,56 @@ async function runTree(tree, label, { quick, parts, health, pattern }) {
     return rows;
   } finally {
     for (const s of servers) await s.kill();
+    removeDir(home);
+    removeDir(empty);
+    removeDir(scripts);
+  }
+}
+
+/** Turns that write one file in a package folder: each takes a snapshot before and after (docs/undo.md). */
+async function checkpointTurns(tree, quick) {
+  const n = quick ? 6 : 16;
+  const firsts = quick ? 2 : 4;
+  const home = tempDir('bench-ckpt-home');
+  const empty = tempDir('bench-ckpt-empty');
+  const scripts = tempDir('bench-ckpt-scripts');
+  const rel = 'packages/group_0/pkg_0';
+  mkdirSync(join(empty, rel), { recursive: true });
+  const call = { name: 'bash', arguments: { command: `date +%s%N > ${rel}/bench-scratch.txt` } };
+  const servers = [];
+  try {
+    const a = await server(empty, home, 'workspace-write');
+    const b = await server(tree, home, 'workspace-write');
+    servers.push(a, b);
+    // A new session's first change-making turn: its first snapshot (in the big tree, the repository's packs are borrowed).
+    const fa = [];
+    const fb = [];
+    for (let i = 0; i < firsts; i++) {
+      const sa = (await a.call('session/new', { cwd: empty, model: turnsScript(scripts, `fa${i}.json`, call, 1) })).sessionId;
+      const sb = (await b.call('session/new', { cwd: tree, model: turnsScript(scripts, `fb${i}.json`, call, 1) })).sessionId;
+      fa.push((await turn(a, sa)).ms);
+      fb.push((await turn(b, sb)).ms);
+    }
+    const sa = (await a.call('session/new', { cwd: empty, model: turnsScript(scripts, 'ca.json', call, n + 2) })).sessionId;
+    const sb = (await b.call('session/new', { cwd: tree, model: turnsScript(scripts, 'cb.json', call, n + 2) })).sessionId;
+    for (let i = 0; i < 2; i++) {
+      await turn(a, sa);
+      await turn(b, sb);
+    }
+    const la = [];
+    const lb = [];
+    for (let i = 0; i < n; i++) {
+      la.push((await turn(a, sa)).ms);
+      lb.push((await turn(b, sb)).ms);
+    }
+    const rows = [];
+    const [mfa, mfb, mla, mlb] = [median(fa), median(fb), median(la), median(lb)];
+    rows.push({ bench: 'bigrepo', metric: "a new session's first change-making turn (its first snapshot), 100,000-file git tree (floor: the same in an empty workspace)", value: mfb, unit: 'ms', floor: mfa, ratio: mfb / mfa, runs: firsts });
+    rows.push({ bench: 'bigrepo', metric: 'a later change-making turn (snapshots before and after), 100,000-file git tree (floor: the same in an empty workspace)', value: mlb, unit: 'ms', floor: mla, ratio: mlb / mla, target: '≤ 1.3×', met: mlb / mla <= 1.3, runs: n });
+    return rows;
+  } finally {
+    for (const s of servers) await s.kill();
+    rmSync(join(tree, rel, 'bench-scratch.txt'), { force: true });
     removeDir(home);
     removeDir(empty);
     removeDir(scripts);

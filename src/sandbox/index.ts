@@ -15,6 +15,7 @@ export { checkRealPath, protectedWrite } from './paths/paths.js';
 export { readFdTextSync, readFileHeadSync, readSmallFileSync, realPathOf } from './paths/real-path.js';
 export { inStateBlock, stateBlocks } from './paths/state-roots.js';
 export { ChangeJournal, type WorkspaceChanges } from './paths/change-journal.js';
+export { slicer } from './paths/slices.js';
 
 export { BWRAP_INSTALL_HINT, confineCommand, probeBwrap, subreaperMissing, type ConfinedSpawn, type ProbeExec } from './confine/confine.js';
 export { startNetHolder, type NetHolder } from './confine/net-holder.js';

@@ -8,6 +8,7 @@ import { ChangeJournal } from '../../sandbox/index.js';
 import { isAbsolute, join, relative } from 'node:path';
 import { git, zList, type ShadowPlace } from './git-run.js';
 import { isBigRepo, seedObjects, workspaceRepo } from './seed-objects.js';
+import { sortChanges } from './sort-changes.js';
 
 /** A file larger than this is not recorded (and a restore leaves it as it is). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -132,29 +133,11 @@ export class ShadowRepo {
     // What differs from the last snapshot's index: new, changed and deleted files (stat cache first).
     const list = ['ls-files', '-z', '-o', '-m', '-d', '--exclude-standard', ...(scope ? ['--', ...scope] : [])];
     const changed = [...new Set(zList(await git(this.place, list)))];
-    const take: string[] = [];
-    const skipped: string[] = [];
-    const folders: string[] = [];
-    // A tracked file under a folder that became a symlink is gone from the workspace; `git add`
-    // refuses such a path ("beyond a symbolic link"), so it leaves the index by `rm --cached`.
-    const beyond = await beyondSymlink(this.place.workTree, changed);
-    for (let i = 0; i < changed.length; i += 256) {
-      const batch = changed.slice(i, i + 256).filter((p) => !beyond.has(p));
-      // The size of each file, or -1 for a folder (a tracked file that became one: it leaves the index, its files come in).
-      const sizes = await Promise.all(batch.map((p) => fsp.lstat(join(this.place.workTree, p)).then((s) => (s.isDirectory() ? -1 : s.isFile() ? s.size : 0), () => 0)));
-      batch.forEach((p, j) => {
-        // `dir/` is a nested repository: git would record a link to it, not its files.
-        if (p.endsWith('/')) return;
-        if (sizes[j] === -1) folders.push(p);
-        else if (sizes[j]! > this.maxFileBytes) skipped.push(p);
-        else take.push(p);
-      });
-    }
+    const { take, skipped, drop } = await sortChanges(this.place.workTree, changed, this.maxFileBytes);
     // update-index takes the paths as they are: `add` with a pathspec per file compares every
     // file with every pathspec (60,000 new files took 51 s), and it ignores .gitignore, which
     // ls-files has already applied. Removals first, so a folder's files can take a file's place.
-    const drop = [...beyond, ...skipped, ...folders];
-    if (drop.length) await this.withStdin(drop, ['update-index', '-z', '--force-remove', '--stdin']);
+    if (drop.length + skipped.length) await this.withStdin([...drop, ...skipped], ['update-index', '-z', '--force-remove', '--stdin']);
     if (take.length) await this.withStdin(take, ['update-index', '-z', '--add', '--remove', '--replace', '--stdin']);
     const tree = (await git(this.place, ['write-tree'])).trim();
     this.unsure = false;
@@ -232,30 +215,4 @@ export class ShadowRepo {
       await fsp.rm(file, { force: true });
     }
   }
-}
-
-/** The paths (relative to root) one of whose folders is now a symlink (or no folder at all). */
-async function beyondSymlink(root: string, paths: readonly string[]): Promise<Set<string>> {
-  const folderOk = new Map<string, Promise<boolean>>();
-  const isRealFolder = (rel: string): Promise<boolean> => {
-    let p = folderOk.get(rel);
-    if (!p) {
-      p = fsp.lstat(join(root, rel)).then((st) => st.isDirectory(), () => true); // a missing folder: plain deletion, `add -A` takes it
-      folderOk.set(rel, p);
-    }
-    return p;
-  };
-  const out = new Set<string>();
-  await Promise.all(
-    paths.map(async (p) => {
-      const parts = p.split('/').slice(0, -1);
-      for (let i = 1; i <= parts.length; i++) {
-        if (!(await isRealFolder(parts.slice(0, i).join('/')))) {
-          out.add(p);
-          return;
-        }
-      }
-    }),
-  );
-  return out;
 }

@@ -25,7 +25,7 @@ const SERVE: CommandSpec = {
     { name: 'port', value: 'n', description: 'HTTP port; 0 picks a free one', default: '5173' },
     { name: 'host', value: 'h', description: 'HTTP bind address (non-loopback needs FERRET_SERVER_TOKEN)', default: '127.0.0.1' },
     { name: 'ide-schema', value: 'bool', description: 'true | false: IDE frames (progress/step, code/diff, terminal/output, editor/open_file) on SSE', default: 'true' },
-    { name: 'idle-exit', value: 'seconds', description: 'with --http: exit after this long with no client connected (HTTP, SSE, ACP over HTTP, stdio) and no turn running; for a server an editor starts detached (default: never)' },
+    { name: 'idle-exit', value: 'seconds', description: 'with --http: exit after this long with no client connected (HTTP, SSE, ACP over HTTP, stdio) and no turn working (a turn waiting on a person is stopped; a working one gets 15 periods); for a server an editor starts detached (default: never)' },
     { name: 'no-stdio', description: 'do not serve ACP on stdio (a headless daemon: needs --http or --bridge)' },
     { name: 'permission-timeout', value: 'seconds', description: 'deny a permission question nobody answers in this time, with a notice (default: wait for a person)' },
     { name: 'client-timeout', value: 'seconds', description: 'how long an editor has to answer a file request before ferret does the file work itself for that client (default 10)' },

@@ -32,7 +32,7 @@ export interface ServeOptions extends AgentOptions {
   store: string | undefined;
   /** The cloud bridge's relay (--bridge); undefined = config.json's `bridge.relay`, else no bridge. */
   bridge: string | undefined;
-  /** ms; with --http: exit after this long with no client connected and no turn running (--idle-exit). */
+  /** ms; with --http: exit after this long with no client connected and no turn working (--idle-exit, src/cli/idle-exit.ts). */
   idleExitMs: number | undefined;
 }
 

@@ -94,8 +94,12 @@ export async function serve(opts: ServeOptions, logger: Logger, env: Environment
     if (opts.idleExitMs !== undefined) {
       const idleMs = opts.idleExitMs;
       const { watchIdle } = await import('./idle-exit.js');
-      const probe = { openRequests: () => http.openRequests(), stdioOpen: () => stdioOpen, get running() { return core.running; } };
-      const unwatch = watchIdle(probe, idleMs, () => void stop(`idle for ${idleMs / 1000} s with no client`));
+      const probe = { openRequests: () => http.openRequests(), stdioOpen: () => stdioOpen, turns: () => core.turnActivity };
+      const unwatch = watchIdle(probe, idleMs, (e) => {
+        // Stopped as a person's Stop would be, the reason in each session's log; then the usual shutdown.
+        if (e.stopTurns !== undefined) logger.info({ stopped: core.stopTurns(e.stopTurns) }, 'stopping turns nobody can see');
+        void stop(e.why);
+      });
       closers.push(async () => unwatch());
     }
   }

@@ -16,6 +16,11 @@ export interface AttachOptions {
   clientId: string;
   /** The editor's buffers; what it leaves out is served from disk. */
   files?: Partial<FileAccess>;
+  /**
+   * The client holds each write until a person accepts or rejects it (the VS Code extension's
+   * review): while one is held, the turn counts as waiting on a person, not working.
+   */
+  reviewsWrites?: boolean;
   mcpServers?: McpServerSpec[];
 }
 

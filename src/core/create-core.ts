@@ -18,7 +18,7 @@ import type { SessionFold } from './folds.js';
 import type { SessionDefaults, Sessions } from './api.js';
 import type { Fleet } from './fleet/fleet.js';
 import { LocalOpener } from './sessions/local-opener.js';
-import { DEFAULT_LIMITS, SessionManager, type SessionLimits } from './sessions/session-manager.js';
+import { DEFAULT_LIMITS, SessionManager, type SessionLimits, type TurnActivity } from './sessions/session-manager.js';
 import { DEFAULT_TOOL_OUTPUT_CAP } from './tool-call/output-cap.js';
 import { toolSpec } from './tool-runner.js';
 import type { SessionDeps } from './turn-host.js';
@@ -97,6 +97,10 @@ export interface Core {
   reportBridge(source: () => BridgeStatus): void;
   /** Whether a session this process holds runs a turn now (serve --idle-exit waits for it). */
   readonly running: boolean;
+  /** What the running turns do: none, all wait on a person, or one works (serve --idle-exit). */
+  readonly turnActivity: TurnActivity;
+  /** Stops every running turn as a person's Stop would, with `why` as a notice in each session first. */
+  stopTurns(why: string): number;
   /** Cancels running turns, flushes every log, closes MCP servers. */
   close(): Promise<void>;
 }
@@ -182,6 +186,10 @@ export function createCore(opts: CoreOptions): CoreInternals {
     get running() {
       return manager.running;
     },
+    get turnActivity() {
+      return manager.turnActivity;
+    },
+    stopTurns: (why) => manager.stopTurns(why),
     close: () =>
       (closing ??= (async () => {
         warmer?.stop();

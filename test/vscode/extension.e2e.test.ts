@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +12,18 @@ import { Workbench } from './support/workbench.js';
 
 // The Chimera extension, packaged as a .vsix, installed into a real VS Code (code-server, VS Code
 // in the browser), driven through Debian's chromium the way a person would use it, against the
-// real built chimera with a scripted model. Screenshots land in .tmp/vscode-e2e/.
+// real built chimera with a scripted model. Screenshots land in .tmp/vscode-e2e/ (and FERRET_SHOTS_DIR).
 
 const SHOTS = join(ROOT, '.tmp', 'vscode-e2e');
-/** Screenshots a person reads in the closing note (kept outside the repository). */
-const NOTE_SHOTS = '/work/wt/_notes/shots';
+/** FERRET_SHOTS_DIR: where the screenshots a person reads in a closing note are copied too (as vscode-NAME.png); unset, nowhere. */
+const NOTE_SHOTS = process.env['FERRET_SHOTS_DIR'] || undefined;
+/** A screenshot into .tmp/vscode-e2e/, copied to FERRET_SHOTS_DIR when set. */
+const shot = async (wb: Workbench, name: string, note = `vscode-${name}`): Promise<void> => {
+  await wb.screenshot(join(SHOTS, name));
+  if (!NOTE_SHOTS) return;
+  mkdirSync(NOTE_SHOTS, { recursive: true });
+  copyFileSync(join(SHOTS, name), join(NOTE_SHOTS, note));
+};
 const until = async (what: string, pred: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   while (!(await pred())) {
@@ -186,7 +193,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.chat.locator('#review-bar button[data-action="review"][data-path$="/hello.py"]').click();
     await wb.codeLens('Accept').waitFor({ timeout: 10_000 });
     await wb.page.locator('.editor-group-container.active .monaco-diff-editor .modified', { hasText: "print('hi')" }).waitFor();
-    await wb.screenshot(join(SHOTS, 'diff-review.png'));
+    await shot(wb, 'diff-review.png');
     // The turn waited: nothing ran after the write while the person looked.
     expect(await wb.chat.locator('.tool-card', { hasText: 'echo built' }).count()).toBe(0);
     await wb.codeLens('Accept').click();
@@ -246,9 +253,9 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await reply.locator('pre .tok-str').innerText()).toBe('"hi"');
     expect(await reply.innerText()).not.toMatch(/##|\*\*|\|---|```/);
     await reply.scrollIntoViewIfNeeded();
-    await wb.screenshot(join(SHOTS, 'markdown.png'));
+    await shot(wb, 'markdown.png');
     expect(await wb.chat.locator('#usage').innerText()).toMatch(/^context [\d.]+k? \/ 200k tokens · \$0\.\d{4}$/);
-    await wb.screenshot(join(SHOTS, 'chat.png'));
+    await shot(wb, 'chat.png');
 
     // The plan: one checklist where the first plan appeared, every step ticked off by the last.
     const plan = wb.chat.locator('.entry.plan');
@@ -257,7 +264,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await plan.locator('.plan-count').innerText()).toBe('3 of 3 done');
     expect(await plan.locator('.plan-priority').allTextContents()).toEqual(['high']);
     await plan.scrollIntoViewIfNeeded();
-    await wb.screenshot(join(SHOTS, 'plan.png'));
+    await shot(wb, 'plan.png');
   }, 90_000);
 
   it('a "/" opens the command menu; an unknown command is answered in the chat and never sent', async () => {
@@ -268,7 +275,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await menu.first().waitFor({ timeout: 5_000 });
     expect(await wb.chat.locator('#command-menu li .command-name').allInnerTexts()).toEqual(expect.arrayContaining(['/compact', '/status']));
     expect(await wb.chat.locator('#command-menu li[data-command="status"] .command-description').innerText()).toMatch(/\w/);
-    await wb.screenshot(join(SHOTS, 'slash-menu.png'));
+    await shot(wb, 'slash-menu.png');
     await wb.chat.locator('#prompt').fill('/nonsense');
     await wb.chat.locator('#prompt').press('Enter');
     await wb.chat.locator('.entry.notice', { hasText: '/nonsense is not a command here, so nothing was sent' }).waitFor();
@@ -340,8 +347,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     // This window's own prompts carry no label.
     expect(await wb.chat.locator('.entry.user', { hasText: 'run the slow one' }).locator('.from').count()).toBe(0);
     await prompt.scrollIntoViewIfNeeded();
-    await wb.screenshot(join(SHOTS, 'prompt-from-bot.png'));
-    await wb.screenshot(join(NOTE_SHOTS, 'vscode-prompt-from-bot.png'));
+    await shot(wb, 'prompt-from-bot.png');
     await wb.idle();
   }, 30_000);
 
@@ -358,7 +364,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     // (a quick pick left unanswered would hold the turn before the write: the review row proves there was none)
     expect(await wb.card('Write todo.txt').locator('.tool-permission').innerText()).toMatch(/: allowed$/);
     expect(await wb.chat.locator('body').getAttribute('data-busy')).toBe('true');
-    await wb.screenshot(join(NOTE_SHOTS, 'vscode-reload-before.png'));
+    await shot(wb, 'reload-before.png');
 
     await wb.page.reload({ timeout: 60_000 });
     await wb.ready();
@@ -375,8 +381,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await wb.chat.locator('.entry.notice', { hasText: 'when the window closed' }).count()).toBe(0);
     expect(existsSync(todo)).toBe(false);
     await wb.chat.locator('#send', { hasText: 'Queue' }).waitFor();
-    await wb.screenshot(join(SHOTS, 'reload-running.png'));
-    await wb.screenshot(join(NOTE_SHOTS, 'vscode-reload-after.png'));
+    await shot(wb, 'reload-running.png', 'vscode-reload-after.png');
 
     // Accept answers the write the server waited on: the file is written and the turn goes on here.
     await todoRow.locator('button[data-action="accept"]').click();
@@ -386,8 +391,7 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(await check.locator('.tool-output').innerText()).toContain('ship it');
     await wb.chat.locator('.entry.agent', { hasText: 'Done after the reload: todo.txt says ship it.' }).waitFor({ timeout: 15_000 });
     await wb.idle();
-    await wb.screenshot(join(SHOTS, 'reload-finished.png'));
-    await wb.screenshot(join(NOTE_SHOTS, 'vscode-reload-finished.png'));
+    await shot(wb, 'reload-finished.png');
     // Replayed history is drawn, not acted on: no diff reopened for the edits decided before.
     expect((await wb.tabs()).filter((t) => t.includes('↔'))).toEqual([]);
     // Nothing of ours failed in the workbench on the way (errors it logged naming Chimera).
@@ -421,6 +425,6 @@ describe('the Chimera extension in VS Code in the browser', () => {
     expect(text).toContain('the program was not found on PATH');
     expect(text).toContain('npm link');
     expect(text).not.toMatch(/connection closed/i);
-    await wb.screenshot(join(SHOTS, 'not-installed.png'));
+    await shot(wb, 'not-installed.png');
   }, 60_000);
 });

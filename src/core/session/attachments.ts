@@ -20,6 +20,8 @@ interface Attached {
  */
 export class Attachments {
   private readonly attached = new Map<string, Attached>();
+  /** Writes a client holds for a person's Accept/Reject now (`reviewsWrites`). */
+  private held = 0;
 
   constructor(
     private readonly logger: Logger,
@@ -33,12 +35,18 @@ export class Attachments {
     return this.attached.size;
   }
 
+  /** Whether a write waits on a person's review in some client now. */
+  get writeAwaitsPerson(): boolean {
+    return this.held > 0;
+  }
+
   attach(opts: AttachOptions): ClientAttachment {
     this.touched();
     this.detach(opts.clientId); // the same client attaching again replaces what it brought
     const specs = opts.mcpServers ?? [];
     const pool = specs.length ? createMcpPool(specs, this.logger, 'the client') : undefined;
-    const files = opts.files && (opts.files.readText || opts.files.writeText) ? editorSeam(opts.files) : undefined;
+    const given = opts.files && opts.reviewsWrites && opts.files.writeText ? { ...opts.files, writeText: this.counted(opts.files.writeText) } : opts.files;
+    const files = given && (given.readText || given.writeText) ? editorSeam(given) : undefined;
     const entry: Attached = { files, pool, tools: [], ready: Promise.resolve() };
     this.attached.set(opts.clientId, entry);
     entry.ready = pool
@@ -52,6 +60,18 @@ export class Attachments {
         )
       : Promise.resolve();
     return { clientId: opts.clientId, ready: entry.ready, detach: () => this.detach(opts.clientId, entry) };
+  }
+
+  /** A reviewed write, counted while the person has not answered it. */
+  private counted(write: FileAccess['writeText']): FileAccess['writeText'] {
+    return async (path, content, signal) => {
+      this.held++;
+      try {
+        return await write(path, content, signal);
+      } finally {
+        this.held--;
+      }
+    };
   }
 
   /** Settles when the client's MCP servers are connected (at once for a client not attached). */

@@ -85,6 +85,11 @@ export class LocalSession extends SessionBase implements TurnHost, LiveSession {
     return this.running?.turnId;
   }
 
+  /** Its turn waits on a person: a permission question, or a write held for review in a client. */
+  get waitingOnPerson(): boolean {
+    return this.running !== undefined && (this.permissions.ids().length > 0 || this.body.attachments.writeAwaitsPerson);
+  }
+
   /** A turn the log says runs, though no process runs it: ended as interrupted (a crash, a dead fleet server). */
   endInterruptedTurn(reason: string): void {
     if (this.running) return;

@@ -10,6 +10,8 @@ export interface LiveSession extends SessionHandle {
   lastActive: number;
   /** No turn, no waiting permission, no client attached or listening: it may leave memory. */
   readonly idle: boolean;
+  /** Its running turn waits on a person (a question, a held write); absent: a turn here never does. */
+  readonly waitingOnPerson?: boolean;
   readonly isClosed: boolean;
   /** Its log can never write again while its store is fine: let go, and loaded afresh when asked. */
   readonly defunct: boolean;

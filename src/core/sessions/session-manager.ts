@@ -27,6 +27,9 @@ export interface SessionLimits {
   lruGraceMs?: number;
 }
 
+/** What this server's running turns do now (serve --idle-exit): none, all wait on a person, or one works. */
+export type TurnActivity = 'none' | 'waiting' | 'working';
+
 // maxLive: a thousand sessions at work at once stay in memory (~16 KB each idle; their files are pooled).
 export const DEFAULT_LIMITS: SessionLimits = { idleMs: 10 * 60_000, maxLive: 1024 };
 /** Past maxLive, only sessions idle this long are let go (the ones just made or used stay a moment). */
@@ -410,6 +413,33 @@ export class SessionManager implements Sessions {
   get running(): boolean {
     for (const s of this.live.values()) if (s.status === 'running') return true;
     return false;
+  }
+
+  /** What the running turns do: none run, every one waits on a person, or one works (the model, a command). */
+  get turnActivity(): TurnActivity {
+    let any = false;
+    for (const s of this.live.values()) {
+      if (s.status !== 'running') continue;
+      if (s.waitingOnPerson !== true) return 'working';
+      any = true;
+    }
+    return any ? 'waiting' : 'none';
+  }
+
+  /** Stops every running turn as a person's Stop would, each session told why first (a notice in its log). */
+  stopTurns(why: string): number {
+    let n = 0;
+    for (const s of this.live.values()) {
+      if (s.status !== 'running') continue;
+      try {
+        s.emit({ type: 'notice', data: { level: 'warning', text: why } });
+      } catch {
+        // a session another server writes: its turn is not ours to stop
+        continue;
+      }
+      if (s.cancel()) n++;
+    }
+    return n;
   }
 
   /** The `/` menu of a session in `cwd`: the built-ins, then the team's command files (read now; files left out are logged once). */

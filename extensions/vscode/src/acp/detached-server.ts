@@ -8,7 +8,7 @@ import type { Exit } from './server-process.js';
 // The window's server, started detached (its own process group: a window reload, which ends the
 // extension host, does not end it or the turn it runs). It serves ACP over loopback HTTP behind a
 // random token and ends by itself once no window has been connected for IDLE_EXIT_S (ferret's
-// `--idle-exit`). Its stderr goes to server.log in the extension's storage folder, read from there.
+// `--idle-exit`: a turn waiting on a person is stopped then; a working one gets 15 periods). Its stderr goes to server.log in the extension's storage folder, read from there.
 
 /** How long the server waits for a window to come back before it exits (a reload takes seconds). */
 export const IDLE_EXIT_S = 120;

@@ -6,10 +6,12 @@ import { pathStream, postMessage } from '../acp/path-stream.js';
 import type { ServerSettings } from '../config.js';
 import { ferretMeta, type FerretAgentMeta } from '../model/ferret-meta.js';
 import { ChimeraServer, type ServerEvents } from './server.js';
+import { programPrint } from './server-check.js';
+import { chooseServer } from './server-reuse.js';
 import type { HeldWrite, ServerState, ServerStateFile } from './server-state.js';
 
-// The window's detached server: found running (a reloaded window, same folder and settings) or
-// started, then reached over ACP on loopback HTTP with a connection of this window's own that
+// The window's detached server: found running (a reloaded window, same folder and settings, the
+// same program: server-reuse.ts) or started, then reached over ACP on loopback HTTP with a connection of this window's own that
 // continues the last window's client id, so a turn that window started goes on here.
 
 type Obj = Record<string, unknown>;
@@ -33,20 +35,29 @@ export class DetachedServer {
   ) {}
 
   static async open(s: ServerSettings, cwd: string, version: string, handlers: ClientHandlers, events: ServerEvents, file: ServerStateFile): Promise<DetachedServer> {
-    let state = file.load();
+    const program = programPrint(s, cwd);
+    const recorded = file.load();
+    const choice = await chooseServer(recorded, { cwd, settings: s, extension: version, program });
+    const reuse = choice.kind === 'reuse';
     let proc: DetachedProcess;
-    const reuse = state && state.cwd === cwd && JSON.stringify(state.settings) === JSON.stringify(s) && (await healthy(state.url, state.token));
-    if (state && reuse) {
-      proc = DetachedProcess.adopt(state.pid, file.dir, events.onLog);
+    let state: ServerState;
+    if (choice.kind === 'reuse' && recorded) {
+      if (choice.outdated) events.onLog(`reattaching to the running server although ${choice.outdated}: a turn runs on it; a window opened after it ends starts the new one`);
+      proc = DetachedProcess.adopt(recorded.pid, file.dir, events.onLog);
+      state = recorded;
     } else {
-      // One with other settings (or none that answers) is not ours to reuse: a fresh one.
+      if (choice.kind !== 'reuse' && choice.why) events.onLog(`starting a new server: ${choice.why}`);
+      if (choice.kind === 'replace' && recorded) {
+        // Ours (pid and token just checked) and no turn runs on it: stopped as Restart Server stops one.
+        events.onLog(`stopping the last server (pid ${recorded.pid}) first`);
+        await DetachedProcess.adopt(recorded.pid, file.dir, () => undefined).stop();
+      }
       const started = await DetachedProcess.start({ ...s, cwd, dir: file.dir, onLog: events.onLog });
       proc = started.proc;
-      state = { ...started.spawned, cwd, settings: s, held: [] };
+      state = { ...started.spawned, cwd, settings: s, extension: version, ...(program !== undefined ? { program } : {}), held: [] };
     }
     const st = state;
     const inherited: Inherited = { ...(reuse && st.sessionId ? { sessionId: st.sessionId } : {}), held: reuse ? [...st.held] : [], ...(reuse && st.connection ? { previous: st.connection } : {}) };
-    if (!reuse) delete st.sessionId;
     const name = `vscode-${randomUUID()}`;
     let save = () => file.save(st);
     const stream = pathStream({
@@ -78,6 +89,7 @@ export class DetachedServer {
     }
     const clientId = ferretMeta<FerretAgentMeta>(init.agentCapabilities?._meta)?.clientId;
     if (clientId) st.clientId = clientId;
+    if (!reuse && init.agentInfo?.version) st.version = init.agentInfo.version;
     st.connection = name;
     save();
     events.onHttpUrl(st.url);
@@ -122,13 +134,4 @@ function dropHeld(st: ServerState, connection: string, id: unknown): boolean {
   if (i < 0) return false;
   st.held.splice(i, 1);
   return true;
-}
-
-async function healthy(url: string, token: string): Promise<boolean> {
-  try {
-    const r = await fetch(`${url}/health`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
-    return r.ok;
-  } catch {
-    return false;
-  }
 }

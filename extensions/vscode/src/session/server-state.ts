@@ -7,6 +7,8 @@ import type { ServerSettings } from '../config.js';
 // window stopped: where it listens and its token (so the file is 0600, in the extension's own
 // storage folder), the connection and client id to continue, the session shown, and each write the
 // server still waits on a person's Accept/Reject for (answered by its request id after a reload).
+// What started it (the extension's version, the program on disk, the version it reported) tells a
+// later window whether it is still the server that window would start (server-reuse.ts).
 
 export interface HeldWrite {
   /** The ACP-over-HTTP connection the request came on (answered there). */
@@ -21,6 +23,12 @@ export interface ServerState {
   token: string;
   cwd: string;
   settings: ServerSettings;
+  /** The extension version that started it. */
+  extension?: string;
+  /** The program it was started from, as files on disk (server-check.ts programPrint). */
+  program?: string;
+  /** The version it reported when it started (its initialize answer's agentInfo). */
+  version?: string;
   /** The client id ferret gave the first connection (each later one continues it). */
   clientId?: string;
   /** The connection of the window that wrote this last. */

@@ -122,6 +122,7 @@ export class SessionLink {
     this.attachment = s.attach({
       clientId: this.clientId,
       ...(fs.read || fs.write ? { files: clientFiles(this.ctx, s.id, fs, (method) => this.sayDiskFallback(method)) } : {}),
+      ...(fs.write && fs.reviewsWrites ? { reviewsWrites: true } : {}),
       mcpServers: mcpServers.map((p) => toSpec(p, s.state.cwd)),
     });
   }

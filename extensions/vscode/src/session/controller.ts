@@ -17,7 +17,7 @@ import { pickSession, rememberSession } from './history.js';
 import { DetachedServer } from './detached-start.js';
 import { ChimeraServer } from './server.js';
 import { ServerStateFile, type HeldWrite } from './server-state.js';
-import { WindowSlot } from './window-slot.js';
+import { sharedStorage, WindowSlot } from './window-slot.js';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err));
 
@@ -70,10 +70,12 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     private readonly pending: PendingEdits,
     private readonly review: EditReview,
   ) {
-    const storage = ctx.storageUri?.scheme === 'file' ? ctx.storageUri.fsPath : undefined;
+    // One folder for every window on this workspace: they share the server and see each other.
+    const own = ctx.storageUri?.scheme === 'file' ? ctx.storageUri.fsPath : undefined;
+    const storage = own && sharedStorage(own);
     this.stateFile = storage ? new ServerStateFile(storage) : undefined;
-    this.slotReady = storage
-      ? WindowSlot.claim(storage).then(
+    this.slotReady = storage && own
+      ? WindowSlot.claim(storage, own).then(
           (slot) => {
             const p = slot.previous;
             log.info(`window record ${slot.record.id}${p ? `, continuing ${p.id} (${p.released ? 'closed' : 'its extension host ended'} ${Math.round((Date.now() - (p.released ?? p.at)) / 1000)} s ago)` : ''}`);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { PendingEdit } from '../edits/pending-edits.js';
 import type { HeldWrite } from './server-state.js';
 
-// One record per window open on this workspace, in the extension's storage folder (shared by every
-// window on the folder): the session it shows, the edits awaiting its person's review, and, with a
+// One record per window open on this workspace, in the folder all its windows share (see
+// sharedStorage): the session it shows, the edits awaiting its person's review, and, with a
 // detached server, its ACP connection, client id and the writes held on it. A window writes only
 // its own record, so two windows never overwrite each other's.
 //
@@ -28,6 +28,8 @@ export interface DetachedPart {
 
 export interface SlotRecord {
   id: string;
+  /** The window's own storage folder (VS Code hands it to the window reloaded in its place). */
+  storage?: string;
   /** The extension host's pid: a record whose process is gone belongs to no window. */
   hostPid: number;
   /** When the window closed or reloaded (its deactivate ran). */
@@ -45,6 +47,19 @@ export const RESUME_WITHIN_MS = 10 * 60_000;
 const FORGET_AFTER_MS = 7 * 24 * 3600_000;
 /** A reload's old extension host may still be shutting down when the new one starts: waited for this long. */
 const DYING_WAIT_MS = 4000;
+/** A gone record in this window's own storage folder, this recent, is the window it reloads. */
+const RELOAD_MS = 60_000;
+
+/**
+ * The storage folder every window on this workspace shares. VS Code gives each live window's
+ * extension host a workspace storage folder of its own: a second window on a folder that one
+ * holds gets `<hash>-1` (up to -9) beside `<hash>`. The server and the window records live in the
+ * `<hash>` one, so every window finds the one server and sees the others.
+ */
+export function sharedStorage(storage: string): string {
+  const m = /^(.+)-[1-9]$/.exec(basename(dirname(storage)));
+  return m ? join(dirname(dirname(storage)), m[1]!, basename(storage)) : storage;
+}
 
 function alive(pid: number): boolean {
   if (pid <= 0) return false;
@@ -93,14 +108,22 @@ export class WindowSlot {
    * only live windows' records are there, one may be a reload's old host still shutting down: its
    * end is waited for a few seconds before this window counts as a second one.
    */
-  static async claim(storage: string, hostPid = process.pid, waitMs = DYING_WAIT_MS): Promise<WindowSlot> {
-    const dir = join(storage, 'windows');
+  static async claim(shared: string, own: string, hostPid = process.pid, waitMs = DYING_WAIT_MS): Promise<WindowSlot> {
+    const dir = join(shared, 'windows');
     mkdirSync(dir, { recursive: true });
     const deadline = Date.now() + waitMs;
     for (;;) {
       const all = WindowSlot.records(dir).filter((r) => r.hostPid !== hostPid || r.released !== undefined);
-      for (const r of all) if (isGone(r) && Date.now() - (r.released ?? r.at) > FORGET_AFTER_MS) rmSync(join(dir, `${r.id}.json`), { force: true });
-      const gone = all.filter(isGone).sort((a, b) => (b.released ?? b.at) - (a.released ?? a.at));
+      const now = Date.now();
+      for (const r of all) if (isGone(r) && now - (r.released ?? r.at) > FORGET_AFTER_MS) rmSync(join(dir, `${r.id}.json`), { force: true });
+      // The window this one reloads, still shutting down in this storage folder: wait for it.
+      if (all.some((r) => r.storage === own && !isGone(r)) && now < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      const ended = (r: SlotRecord) => r.released ?? r.at;
+      const reloaded = (r: SlotRecord) => (r.storage === own && now - ended(r) < RELOAD_MS ? 1 : 0);
+      const gone = all.filter(isGone).sort((a, b) => reloaded(b) - reloaded(a) || ended(b) - ended(a));
       for (const r of gone) {
         const taken = join(dir, `${r.id}.json.taken-${hostPid}`);
         try {
@@ -110,15 +133,14 @@ export class WindowSlot {
         }
         const prev = read(taken) ?? r;
         rmSync(taken, { force: true });
-        return WindowSlot.start(dir, hostPid, prev);
+        return WindowSlot.start(dir, own, hostPid, prev);
       }
-      if (all.length === 0 || Date.now() >= deadline) return WindowSlot.start(dir, hostPid, undefined);
-      await new Promise((r) => setTimeout(r, 200));
+      return WindowSlot.start(dir, own, hostPid, undefined);
     }
   }
 
-  private static start(dir: string, hostPid: number, prev: SlotRecord | undefined): WindowSlot {
-    const record: SlotRecord = { id: randomUUID(), hostPid, at: Date.now(), pending: prev?.pending ?? [], ...(prev?.sessionId ? { sessionId: prev.sessionId } : {}) };
+  private static start(dir: string, own: string, hostPid: number, prev: SlotRecord | undefined): WindowSlot {
+    const record: SlotRecord = { id: randomUUID(), storage: own, hostPid, at: Date.now(), pending: prev?.pending ?? [], ...(prev?.sessionId ? { sessionId: prev.sessionId } : {}) };
     const slot = new WindowSlot(dir, record, prev);
     slot.save();
     return slot;

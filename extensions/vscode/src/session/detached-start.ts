@@ -48,8 +48,11 @@ export class DetachedServer {
       file.save(state);
     }
     const st = state;
-    // Only the window this one continues (window-slot.ts) hands over its connection and writes.
-    const prev = reuse ? slot.inheritedDetached(st.pid, st.url) : undefined;
+    // This window connecting again to the same server (its connection dropped): it stays the same client.
+    const own = slot.record.detached;
+    const again = reuse && own?.serverPid === st.pid && own.serverUrl === st.url ? own : undefined;
+    // Else only the window this one continues (window-slot.ts) hands over its connection and writes.
+    const prev = reuse && !again ? slot.inheritedDetached(st.pid, st.url) : undefined;
     const inherited: Inherited = { held: prev ? [...prev.held] : [], ...(prev ? { previous: prev.connection } : {}) };
     const name = `vscode-${randomUUID()}`;
     const mine: DetachedPart = { serverPid: st.pid, serverUrl: st.url, connection: name, held: [...inherited.held] };
@@ -76,7 +79,7 @@ export class DetachedServer {
     const conn = connectStream(stream.stream, handlers);
     let init: acp.InitializeResponse;
     try {
-      init = await initialize(conn.agent, version, prev?.clientId);
+      init = await initialize(conn.agent, version, (again ?? prev)?.clientId);
     } catch (err) {
       stream.close();
       throw err;

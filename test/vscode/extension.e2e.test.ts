@@ -206,7 +206,8 @@ describe('the Chimera extension in VS Code in the browser', () => {
     await wb.quickInput.locator('input').press('Enter');
     const rejected = wb.chat.locator('.tool-card[data-status="failed"]', { hasText: 'Write notes.md' });
     await rejected.waitFor({ timeout: 15_000 });
-    expect(await rejected.locator('.tool-output').innerText()).toContain("rejected this change, so the file is unchanged. Their reason: keep the person's notes");
+    // Said to the person in their words; the model is told in its own (checked on the SSE stream below).
+    expect(await rejected.locator('.tool-output').innerText()).toBe("You rejected this edit; the file is unchanged. Your reason: keep the person's notes");
     expect(readFileSync(notes, 'utf8')).toBe(NOTES);
     expect(statSync(notes).mtimeMs).toBe(notesMtime);
     expect(readFileSync(join(ws, 'long.txt'), 'utf8')).toBe(LONG);

@@ -6,6 +6,7 @@ import type { ClientHandlers } from '../../../extensions/vscode/src/acp/connecti
 import { DetachedServer } from '../../../extensions/vscode/src/session/detached-start.js';
 import { findServer, versionToStart } from '../../../extensions/vscode/src/session/server-check.js';
 import { chooseServer, type Lookers } from '../../../extensions/vscode/src/session/server-reuse.js';
+import { WindowSlot } from '../../../extensions/vscode/src/session/window-slot.js';
 import { ServerStateFile, type ServerState } from '../../../extensions/vscode/src/session/server-state.js';
 import { CHIMERA } from '../../support/spawn.mjs';
 import { tempDir, tempEnv, writeScript, type TempEnv } from '../../support/temp.mjs';
@@ -61,9 +62,13 @@ function settings(e: TempEnv) {
   return { command: process.execPath, args: [CHIMERA, 'ferret', 'serve', '--model', `scripted:${model}`, '--approval', 'full-auto'], env: { CHIMERA_HOME: e.home } };
 }
 
+let windows = 0;
+
 /** Opens as a window would (extension `version`), then leaves as a reloading window does; answers server.json after. */
 async function openAndLeave(file: ServerStateFile, version: string): Promise<ServerState> {
-  const ds = await DetachedServer.open(settings(env!), env!.ws, version, handlers, events, file);
+  // A window of its own each time (its record in the shared folder, window-slot.ts).
+  const slot = await WindowSlot.claim(file.dir, `window-${++windows}`, process.pid, 0);
+  const ds = await DetachedServer.open(settings(env!), env!.ws, version, handlers, events, file, slot);
   await ds.server.leave();
   const st = file.load()!;
   pids.add(st.pid);
@@ -135,7 +140,7 @@ describe('DetachedServer.open: reattach, replace or start beside', () => {
 });
 
 describe('chooseServer', () => {
-  const st: ServerState = { pid: 1, url: 'http://127.0.0.1:1', token: 't', cwd: '/w', settings: { command: 'chimera', args: ['ferret', 'serve'], env: {} }, extension: '1.0.0', held: [] };
+  const st: ServerState = { pid: 1, url: 'http://127.0.0.1:1', token: 't', cwd: '/w', settings: { command: 'chimera', args: ['ferret', 'serve'], env: {} }, extension: '1.0.0' };
   const want = { cwd: '/w', settings: st.settings, extension: '1.0.0', program: undefined };
   const look = (found: { version?: string; running: boolean } | undefined, next?: string): Lookers => ({
     find: () => Promise.resolve(found && { version: found.version, running: found.running }),

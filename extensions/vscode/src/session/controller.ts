@@ -3,7 +3,6 @@ import * as vscode from 'vscode';
 import type { ClientHandlers } from '../acp/connection.js';
 import { serverSettings, workspaceCwd } from '../config.js';
 import type { PendingEdits } from '../edits/pending-edits.js';
-import { PendingStore } from '../edits/pending-store.js';
 import type { EditReview } from '../edits/review.js';
 import { ProcessList } from '../model/processes.js';
 import { ChatModel, type Effect } from '../model/chat-model.js';
@@ -18,6 +17,7 @@ import { pickSession, rememberSession } from './history.js';
 import { DetachedServer } from './detached-start.js';
 import { ChimeraServer } from './server.js';
 import { ServerStateFile, type HeldWrite } from './server-state.js';
+import { sharedStorage, WindowSlot } from './window-slot.js';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err));
 
@@ -56,8 +56,12 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   private readonly adopted = new Set<AbortController>();
   /** Their paths: not "from before the reload" (a turn waits on them), though staged a moment later. */
   private readonly adoptedPaths = new Set<string>();
-  /** Pending edits on disk, so a reload offers them again. */
-  private readonly kept: PendingStore;
+  /**
+   * This window's record in the storage folder (its session, its pending edits, its connection):
+   * a reload continues it; a second window on the folder has its own. None without a storage folder.
+   */
+  private readonly slotReady: Promise<WindowSlot | undefined>;
+  private slot: WindowSlot | undefined;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -66,8 +70,20 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     private readonly pending: PendingEdits,
     private readonly review: EditReview,
   ) {
-    this.kept = new PendingStore(ctx);
-    this.stateFile = ctx.storageUri?.scheme === 'file' ? new ServerStateFile(ctx.storageUri.fsPath) : undefined;
+    // One folder for every window on this workspace: they share the server and see each other.
+    const own = ctx.storageUri?.scheme === 'file' ? ctx.storageUri.fsPath : undefined;
+    const storage = own && sharedStorage(own);
+    this.stateFile = storage ? new ServerStateFile(storage) : undefined;
+    this.slotReady = storage && own
+      ? WindowSlot.claim(storage, own).then(
+          (slot) => {
+            const p = slot.previous;
+            log.info(`window record ${slot.record.id}${p ? `, continuing ${p.id} (${p.released ? 'closed' : 'its extension host ended'} ${Math.round((Date.now() - (p.released ?? p.at)) / 1000)} s ago)` : ''}`);
+            return (this.slot = slot);
+          },
+          (err: unknown) => void log.warn(`could not keep this window's state: ${errorText(err)}`),
+        )
+      : Promise.resolve(undefined);
     this.requests = new AgentRequests({
       model: this.model,
       pending,
@@ -215,7 +231,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
   /** Pending edits changed: keep them across a reload, and tell the chat which still hold a turn. */
   private pendingChanged(): void {
     const list = this.pending.list();
-    this.kept.save(list);
+    this.slot?.setPending(list);
     this.model.setWaiting(list.filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
     void vscode.commands.executeCommand('setContext', 'chimera.editsPending', list.length > 0);
     this.render();
@@ -223,7 +239,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   /** Edits that were pending when the window closed or reloaded: offered again (their turn is over). */
   restorePending(): void {
-    for (const e of this.kept.load()) {
+    for (const e of this.slot?.previous?.pending ?? []) {
       if (this.pending.get(e.path) || this.adoptedPaths.has(e.path)) continue;
       this.pending.stage(e.sessionId, e.path, e.proposed, e.original);
       this.model.setReview(e.path, 'pending');
@@ -324,7 +340,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.noteOrphans();
     this.model.setWaiting(this.pending.list().filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
     void rememberSession(this.ctx.workspaceState, sessionId);
-    this.detached?.remember(sessionId);
+    this.slot?.remember(sessionId);
     this.render();
   }
 
@@ -378,8 +394,9 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     };
     const detach = this.stateFile && vscode.workspace.getConfiguration('chimera').get<boolean>('keepServerOnReload', true);
     try {
-      if (detach && this.stateFile) {
-        this.detached = await DetachedServer.open(s, cwd, version, this, events, this.stateFile);
+      const slot = detach ? await this.slotReady : undefined;
+      if (detach && this.stateFile && slot) {
+        this.detached = await DetachedServer.open(s, cwd, version, this, events, this.stateFile, slot);
         const info = this.detached.server.init.agentInfo;
         this.log.info(`connected to ${info?.title ?? info?.name ?? 'the agent'} ${info?.version ?? ''} (a detached server: it outlives a window reload)`);
         return this.detached.server;
@@ -424,26 +441,42 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
    */
   async dispose(): Promise<void> {
     this.closing = true;
+    this.slot?.release(); // first: the reloaded window may start before this one has finished
     const server = this.server;
     this.server = undefined;
     await server?.leave();
   }
 
   /**
-   * A reloaded window: when this workspace's detached server still runs, show the session the last
-   * window showed (a turn still running shows running and goes on), and take over the writes that
-   * turn waits on, so Accept or Reject here is the answer the server waits for.
+   * A window opens. When it is a reload (it took over the record of a window that is gone), it
+   * shows that window's session again, as History → resume would: with a detached server still
+   * running, the turn that window left running shows running and the writes it waits on are taken
+   * over here, so Accept or Reject here is the answer the server waits for. Without one, the turn
+   * ended with the old server; edits left waiting are offered again after (restorePending).
+   * A second window beside a live one shows the session that one shows, as a second viewer on the
+   * same server: its own connection and client id, nothing of the first window's taken.
    */
   async reattach(): Promise<void> {
-    const st = this.stateFile?.load();
-    if (!st?.sessionId || !vscode.workspace.getConfiguration('chimera').get<boolean>('keepServerOnReload', true)) return;
-    const server = await this.ensureServer();
-    const ds = this.detached;
-    if (!server || !ds?.inherited.sessionId) return;
-    this.log.info(`reattached to the running server; showing session ${ds.inherited.sessionId} again`);
-    await this.resumeSession(ds.inherited.sessionId);
-    for (const h of ds.inherited.held) this.adopt(ds, h);
-    await ds.letGo(ds.inherited.previous);
+    const slot = await this.slotReady;
+    if (!slot) return;
+    const keep = vscode.workspace.getConfiguration('chimera').get<boolean>('keepServerOnReload', true);
+    const previous = slot.resumable();
+    this.log.info(previous ? `this window continues one that closed or reloaded; showing session ${previous} again` : slot.previous ? 'this window continues one that closed a while ago' : 'a new window on this folder');
+    if (previous) {
+      const server = await this.ensureServer();
+      if (!server) return;
+      await this.resumeSession(previous);
+      const ds = this.detached;
+      if (!ds) return;
+      for (const h of ds.inherited.held) this.adopt(ds, h);
+      await ds.letGo(ds.inherited.previous);
+      return;
+    }
+    // A second window: only with a detached server, which both windows share.
+    const beside = keep ? slot.liveSession() : undefined;
+    if (!beside) return;
+    this.log.info(`another window on this folder shows session ${beside}: shown here too (this window has its own connection)`);
+    if (await this.ensureServer()) await this.resumeSession(beside);
   }
 
   /** A write the last window held: staged and reviewed here, answered by its id on that window's connection. */

@@ -9,32 +9,34 @@ import { ChimeraServer, type ServerEvents } from './server.js';
 import { programPrint } from './server-check.js';
 import { chooseServer } from './server-reuse.js';
 import type { HeldWrite, ServerState, ServerStateFile } from './server-state.js';
+import type { DetachedPart, WindowSlot } from './window-slot.js';
 
 // The window's detached server: found running (a reloaded window, same folder and settings, the
-// same program: server-reuse.ts) or started, then reached over ACP on loopback HTTP with a connection of this window's own that
-// continues the last window's client id, so a turn that window started goes on here.
+// same program: server-reuse.ts) or started, then reached over ACP on loopback HTTP with a
+// connection of this window's own. A reloaded window (one that took over a gone window's record,
+// window-slot.ts) continues that window's client id, so a turn it started goes on here; a second
+// window beside a live one gets a client id of its own and never touches the first one's connection.
 
 type Obj = Record<string, unknown>;
 
-/** What a reloaded window takes over from the last one. */
+/** What a reloaded window takes over from the window it continues. */
 export interface Inherited {
-  /** The session the last window showed. */
-  sessionId?: string;
   /** Writes the server waits on, held by earlier connections: answered by id there. */
   held: HeldWrite[];
-  /** The last window's connection, let go once nothing is held on it. */
+  /** The previous window's connection, let go once nothing is held on it. */
   previous?: string;
 }
 
 export class DetachedServer {
   private constructor(
     readonly server: ChimeraServer,
-    private readonly file: ServerStateFile,
+    private readonly slot: WindowSlot,
     private readonly state: ServerState,
+    private readonly mine: DetachedPart,
     readonly inherited: Inherited,
   ) {}
 
-  static async open(s: ServerSettings, cwd: string, version: string, handlers: ClientHandlers, events: ServerEvents, file: ServerStateFile): Promise<DetachedServer> {
+  static async open(s: ServerSettings, cwd: string, version: string, handlers: ClientHandlers, events: ServerEvents, file: ServerStateFile, slot: WindowSlot): Promise<DetachedServer> {
     const program = programPrint(s, cwd);
     const recorded = file.load();
     const choice = await chooseServer(recorded, { cwd, settings: s, extension: version, program });
@@ -54,12 +56,19 @@ export class DetachedServer {
       }
       const started = await DetachedProcess.start({ ...s, cwd, dir: file.dir, onLog: events.onLog });
       proc = started.proc;
-      state = { ...started.spawned, cwd, settings: s, extension: version, ...(program !== undefined ? { program } : {}), held: [] };
+      state = { ...started.spawned, cwd, settings: s, extension: version, ...(program !== undefined ? { program } : {}) };
+      file.save(state);
     }
     const st = state;
-    const inherited: Inherited = { ...(reuse && st.sessionId ? { sessionId: st.sessionId } : {}), held: reuse ? [...st.held] : [], ...(reuse && st.connection ? { previous: st.connection } : {}) };
+    // This window connecting again to the same server (its connection dropped): it stays the same client.
+    const own = slot.record.detached;
+    const again = reuse && own?.serverPid === st.pid && own.serverUrl === st.url ? own : undefined;
+    // Else only the window this one continues (window-slot.ts) hands over its connection and writes.
+    const prev = reuse && !again ? slot.inheritedDetached(st.pid, st.url) : undefined;
+    const inherited: Inherited = { held: prev ? [...prev.held] : [], ...(prev ? { previous: prev.connection } : {}) };
     const name = `vscode-${randomUUID()}`;
-    let save = () => file.save(st);
+    const mine: DetachedPart = { serverPid: st.pid, serverUrl: st.url, connection: name, held: [...inherited.held] };
+    const save = () => slot.setDetached(mine);
     const stream = pathStream({
       base: st.url,
       token: st.token,
@@ -68,34 +77,35 @@ export class DetachedServer {
       // A write the server waits on is written down at once: a reload may come before it is answered.
       onIncoming: (m) => {
         if (m['method'] === 'fs/write_text_file' && (typeof m['id'] === 'string' || typeof m['id'] === 'number')) {
-          st.held.push({ connection: name, id: m['id'], params: m['params'] as acp.WriteTextFileRequest });
+          mine.held.push({ connection: name, id: m['id'], params: m['params'] as acp.WriteTextFileRequest });
           save();
         } else if (m['method'] === '$/cancel_request') {
           const id = (m['params'] as Obj | undefined)?.['requestId'];
-          if (dropHeld(st, name, id)) save();
+          if (dropHeld(mine, name, id)) save();
         }
       },
       onOutgoing: (m) => {
-        if (!('method' in m) && dropHeld(st, name, m['id'])) save();
+        if (!('method' in m) && dropHeld(mine, name, m['id'])) save();
       },
     });
     const conn = connectStream(stream.stream, handlers);
     let init: acp.InitializeResponse;
     try {
-      init = await initialize(conn.agent, version, reuse ? st.clientId : undefined);
+      init = await initialize(conn.agent, version, (again ?? prev)?.clientId);
     } catch (err) {
       stream.close();
       throw err;
     }
     const clientId = ferretMeta<FerretAgentMeta>(init.agentCapabilities?._meta)?.clientId;
-    if (clientId) st.clientId = clientId;
-    if (!reuse && init.agentInfo?.version) st.version = init.agentInfo.version;
-    st.connection = name;
+    if (clientId) mine.clientId = clientId;
+    if (!reuse && init.agentInfo?.version) {
+      st.version = init.agentInfo.version;
+      file.save(st);
+    }
     save();
     events.onHttpUrl(st.url);
     const server = new ChimeraServer(proc, conn, init, s, {
       release: () => {
-        save = () => undefined; // what the next window reads stays as it was
         stream.close();
         proc.release();
       },
@@ -105,31 +115,24 @@ export class DetachedServer {
       conn.close();
       if (!proc.isStopping) events.onUnexpectedExit(exit, proc.lastLogLine);
     });
-    return new DetachedServer(server, file, st, inherited);
-  }
-
-  /** The window shows this session: a reloaded window shows it again. */
-  remember(sessionId: string): void {
-    this.state.sessionId = sessionId;
-    this.file.save(this.state);
+    return new DetachedServer(server, slot, st, mine, inherited);
   }
 
   /** Answers a write held by an earlier connection, by its id there; lets that connection go once nothing is held on it. */
   async answer(h: HeldWrite, message: { result: unknown } | { error: unknown }): Promise<void> {
     await postMessage(this.state.url, this.state.token, h.connection, { jsonrpc: '2.0', id: h.id, ...message }).catch(() => undefined);
-    dropHeld(this.state, h.connection, h.id);
-    this.file.save(this.state);
+    if (dropHeld(this.mine, h.connection, h.id)) this.slot.setDetached(this.mine);
     await this.letGo(h.connection);
   }
 
-  /** Ends an earlier connection of this window (its turn runs on) once no write is held on it. */
+  /** Ends the connection of the window this one continues (its turn runs on) once no write is held on it. */
   async letGo(connection: string | undefined): Promise<void> {
-    if (!connection || connection === this.state.connection || this.state.held.some((h) => h.connection === connection)) return;
+    if (!connection || connection === this.mine.connection || this.mine.held.some((h) => h.connection === connection)) return;
     await fetch(`${this.state.url}/acp/${encodeURIComponent(connection)}`, { method: 'DELETE', headers: { authorization: `Bearer ${this.state.token}` } }).catch(() => undefined);
   }
 }
 
-function dropHeld(st: ServerState, connection: string, id: unknown): boolean {
+function dropHeld(st: { held: HeldWrite[] }, connection: string, id: unknown): boolean {
   const i = st.held.findIndex((h) => h.connection === connection && h.id === id);
   if (i < 0) return false;
   st.held.splice(i, 1);

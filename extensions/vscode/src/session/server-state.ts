@@ -3,12 +3,11 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerSettings } from '../config.js';
 
-// What a reloaded window needs to find this workspace's detached server and go on where the last
-// window stopped: where it listens and its token (so the file is 0600, in the extension's own
-// storage folder), the connection and client id to continue, the session shown, and each write the
-// server still waits on a person's Accept/Reject for (answered by its request id after a reload).
-// What started it (the extension's version, the program on disk, the version it reported) tells a
-// later window whether it is still the server that window would start (server-reuse.ts).
+// What a window needs to find this workspace's detached server: where it listens and its token
+// (so the file is 0600, in the extension's own storage folder) and what it was started with (the extension's version, the program on disk, the version it
+// reported: whether it is still the server a later window would start, server-reuse.ts). What
+// each window goes on with after a reload (its connection, client id, session, held writes) is in
+// that window's own record (window-slot.ts).
 
 export interface HeldWrite {
   /** The ACP-over-HTTP connection the request came on (answered there). */
@@ -29,12 +28,6 @@ export interface ServerState {
   program?: string;
   /** The version it reported when it started (its initialize answer's agentInfo). */
   version?: string;
-  /** The client id ferret gave the first connection (each later one continues it). */
-  clientId?: string;
-  /** The connection of the window that wrote this last. */
-  connection?: string;
-  sessionId?: string;
-  held: HeldWrite[];
 }
 
 export class ServerStateFile {
@@ -48,7 +41,7 @@ export class ServerStateFile {
     try {
       const s = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<ServerState>;
       if (typeof s.pid !== 'number' || typeof s.url !== 'string' || typeof s.token !== 'string' || typeof s.cwd !== 'string' || !s.settings) return undefined;
-      return { ...(s as ServerState), held: Array.isArray(s.held) ? s.held : [] };
+      return s as ServerState;
     } catch {
       return undefined;
     }

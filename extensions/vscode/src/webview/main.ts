@@ -1,5 +1,6 @@
 import type { SessionConfigOption } from '@agentclientprotocol/sdk';
 import type { ChatView, Entry, PlanItem, ToolCard } from '../model/chat-model.js';
+import { personWords } from '../model/card-words.js';
 import { usageLine } from '../model/format.js';
 import { matchingCommands } from '../model/slash.js';
 import { renderMarkdown } from './markdown-dom.js';
@@ -87,7 +88,9 @@ function output(c: ToolCard): HTMLElement {
 
 function toolCard(c: ToolCard, v: ChatView): HTMLElement {
   const card = el('div', 'tool-card');
-  const waiting = awaitingReview(c, v);
+  // A result written for the model is said in a person's words (the model's stay in its history).
+  const words = personWords(c, v.reviews, v.waiting);
+  const waiting = awaitingReview(c, v) || words?.offer !== undefined;
   card.dataset['status'] = waiting ? 'review' : c.status;
   card.dataset['id'] = c.id;
   if (c.name) card.dataset['tool'] = c.name;
@@ -101,8 +104,11 @@ function toolCard(c: ToolCard, v: ChatView): HTMLElement {
     line.dataset['decision'] = p.decision ?? '';
     card.append(line);
   }
-  if (c.output) card.append(output(c));
-  for (const d of c.diffs) {
+  if (words) card.append(el('div', 'tool-output tool-note', words.text));
+  else if (c.output) card.append(output(c));
+  // An edit offered again after its turn ended: its file, with Review / Accept / Reject.
+  const rows = words?.offer && !c.diffs.some((d) => d.path === words.offer) ? [...c.diffs, { path: words.offer, label: v.labels[words.offer] ?? words.offer, isNew: false }] : c.diffs;
+  for (const d of rows) {
     const row = el('div', 'diff-row');
     row.dataset['path'] = d.path;
     const review = v.reviews[d.path];
@@ -188,7 +194,7 @@ function fill(target: HTMLElement, e: Entry, v: ChatView): void {
 /** The key decides whether an entry is redrawn: its own content, plus review states of its diffs. */
 function keyOf(e: Entry, v: ChatView): string {
   const paths = e.kind === 'tool' ? [...e.card.diffs.map((d) => d.path), ...e.card.locations.map((l) => l.path)] : [];
-  const reviews = paths.map((p) => v.reviews[p] ?? '').join(',');
+  const reviews = paths.map((p) => `${v.reviews[p] ?? ''}${v.waiting.includes(p) ? '+' : ''}`).join(',');
   return JSON.stringify(e) + reviews;
 }
 
@@ -271,7 +277,7 @@ function render(v: ChatView): void {
 /** Pending edits, above the composer: each with Review/Accept/Reject, and "accept all" for the turn or session. */
 function renderReviewBar(v: ChatView): void {
   const paths = Object.entries(v.reviews).filter(([, r]) => r === 'pending').map(([p]) => p);
-  const key = JSON.stringify([paths, v.waiting, v.acceptAll]);
+  const key = JSON.stringify([paths, v.waiting, v.acceptAll, v.busy]);
   if (reviewBar.dataset['key'] === key) return;
   reviewBar.dataset['key'] = key;
   reviewBar.replaceChildren();
@@ -290,7 +296,9 @@ function renderReviewBar(v: ChatView): void {
     reviewBar.append(row);
   }
   const all = el('div', 'review-all');
-  for (const [scope, label] of [['now', 'Accept all'], ['turn', 'Accept all this turn'], ['session', 'Accept all this session']] as const) {
+  // "This turn" only while one runs: edits offered again after a reload belong to a turn that has ended.
+  const scopes = [['now', 'Accept all'], ...(v.busy ? [['turn', 'Accept all this turn'] as const] : []), ['session', 'Accept all this session']] as const;
+  for (const [scope, label] of scopes) {
     const b = el('button', 'secondary', label);
     b.dataset['acceptAll'] = scope;
     all.append(b);

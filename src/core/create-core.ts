@@ -151,6 +151,7 @@ export function createCore(opts: CoreOptions): CoreInternals {
     toolOutputCap: config.outputCapBytes ?? config.toolOutputCapBytes ?? DEFAULT_TOOL_OUTPUT_CAP,
     keptOutputDir: (id) => keptOutputDir(home, store, id),
     checkpointDir: (id) => checkpointDir(home, store, id),
+    checkpointPacks: join(ferretDir(home), 'undo-packs'),
     mcp: createMcpPool(mcpSpecs(config), opts.logger),
     catalog: { models: () => availableModels(config, env), credentials: () => credentials(env) },
     ...(permissionTimeoutMs !== undefined ? { permissionTimeoutMs } : {}),

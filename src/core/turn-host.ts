@@ -55,6 +55,8 @@ export interface SessionDeps {
    * beside its log (file store), else under CHIMERA_HOME/ferret/undo/<id>. Absent: no checkpoints.
    */
   checkpointDir?(sessionId: string): string;
+  /** Where the workspace repositories' packs, verified once, are kept for every session's shadow repository to borrow. */
+  checkpointPacks?: string;
   /** MCP servers from config.json, shared by all sessions; connected on first use. */
   mcp?: McpPool;
   /** The models a person can pick now, and where the built-in providers read their keys. */

@@ -8,8 +8,10 @@
 // packs are small. Their `.idx` is never borrowed: `git index-pack` builds a new one from the
 // pack's bytes, hashing every object. An index maps an object's name to where its bytes sit, so a
 // borrowed one could name a file's contents for other bytes, and /undo would write those. A
-// pack that fails `index-pack` (corrupt, truncated, not a pack) is dropped.
+// pack that fails `index-pack` (corrupt, truncated, not a pack) is dropped. A pack verified once
+// is kept under CHIMERA_HOME (ferret/undo-packs/, per repository) for the next session to link.
 import { promises as fsp, type Stats } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { git, type ShadowPlace } from './git-run.js';
 
@@ -65,28 +67,40 @@ export async function isBigRepo(repo: WorkspaceRepo): Promise<boolean> {
   return ((await lstat(repo.index))?.size ?? 0) >= BIG_INDEX_BYTES;
 }
 
-/** Lends the shadow repository the workspace repository's packs; answers how many were taken. */
-export async function seedObjects(place: ShadowPlace, from: string): Promise<number> {
+/**
+ * Lends the shadow repository the workspace repository's packs; answers how many were taken.
+ * With `cacheRoot`, a pack verified once is kept there (its bytes and the index built from them,
+ * hard links) for the next session on the same repository, which links both in at once.
+ */
+export async function seedObjects(place: ShadowPlace, from: string, cacheRoot?: string): Promise<number> {
   const packDir = join(from, 'pack');
   const names = (await fsp.readdir(packDir).catch(() => [] as string[])).filter((n) => n.endsWith('.pack'));
-  const packs: { name: string; size: number }[] = [];
+  const packs: { name: string; size: number; key: string }[] = [];
   let total = 0;
   for (const name of names) {
     const st = await lstat(join(packDir, name));
     if (!st?.isFile()) continue;
     total += st.size;
-    packs.push({ name, size: st.size });
+    // The user's file: a repack or gc makes a new one (another inode). Not its mtime: git refreshes
+    // that when it finds an object it was about to write in a pack, through our link too.
+    packs.push({ name, size: st.size, key: `${st.dev}-${st.ino}-${st.size}` });
   }
   if (packs.length === 0 || total > MAX_TOTAL_BYTES) return 0;
   const staging = join(place.gitDir, 'seed');
   const target = join(place.gitDir, 'objects', 'pack');
+  const cache = cacheRoot ? join(cacheRoot, createHash('sha256').update(from).digest('hex').slice(0, 32)) : undefined;
   await fsp.rm(staging, { recursive: true, force: true });
   await fsp.mkdir(staging, { recursive: true, mode: 0o700 });
   await fsp.mkdir(target, { recursive: true });
+  if (cache) await fsp.mkdir(cache, { recursive: true, mode: 0o700 }).catch(() => undefined);
   let copied = 0;
   let taken = 0;
   try {
     for (const [i, p] of packs.entries()) {
+      if (cache && (await fromCache(cache, p.key, target))) {
+        taken++;
+        continue;
+      }
       const tmp = join(staging, `lent-${i}.pack`);
       try {
         await fsp.link(join(packDir, p.name), tmp);
@@ -100,15 +114,53 @@ export async function seedObjects(place: ShadowPlace, from: string): Promise<num
       if (!(await lstat(tmp))?.isFile()) continue;
       const idx = join(staging, `lent-${i}.idx`);
       const out = await git(place, ['index-pack', '--threads=1', '-o', idx, tmp], [0, 1, 128]).catch(() => '');
-      const hash = /^(?:pack\t)?([0-9a-f]{40,64})\s*$/m.exec(out)?.[1];
+      const hash = HASH.exec(out)?.[1];
       if (!hash) continue;
       // The pack first, its index last: git sees a pack only once its .idx is there.
       await fsp.rename(tmp, join(target, `pack-${hash}.pack`));
       await fsp.rename(idx, join(target, `pack-${hash}.idx`));
       taken++;
+      if (cache) await toCache(cache, p.key, target, hash);
+    }
+    // Packs the repository no longer has (repacked, collected) are not kept for it.
+    if (cache) {
+      const keys = new Set(packs.map((p) => p.key));
+      for (const n of await fsp.readdir(cache).catch(() => [] as string[])) {
+        if (!keys.has(n.replace(/\.(pack|idx|name)$/, ''))) await fsp.rm(join(cache, n), { force: true });
+      }
     }
   } finally {
     await fsp.rm(staging, { recursive: true, force: true });
   }
   return taken;
+}
+
+const HASH = /^(?:pack\t)?([0-9a-f]{40,64})\s*$/m;
+
+/** Links a verified pack and its index from the cache into `target`; false when the cache has none. */
+async function fromCache(cache: string, key: string, target: string): Promise<boolean> {
+  const hash = HASH.exec(await fsp.readFile(join(cache, `${key}.name`), 'utf8').catch(() => ''))?.[1];
+  if (!hash) return false;
+  const pack = join(target, `pack-${hash}.pack`);
+  try {
+    await fsp.link(join(cache, `${key}.pack`), pack);
+    await fsp.link(join(cache, `${key}.idx`), join(target, `pack-${hash}.idx`));
+    return true;
+  } catch {
+    await fsp.rm(pack, { force: true });
+    return false;
+  }
+}
+
+/** Keeps a pack just verified (and the index built from it) for the next session; the name file last, so a half-kept entry is never used. */
+async function toCache(cache: string, key: string, target: string, hash: string): Promise<void> {
+  try {
+    for (const ext of ['pack', 'idx']) {
+      await fsp.rm(join(cache, `${key}.${ext}`), { force: true });
+      await fsp.link(join(target, `pack-${hash}.${ext}`), join(cache, `${key}.${ext}`));
+    }
+    await fsp.writeFile(join(cache, `${key}.name`), `${hash}\n`);
+  } catch {
+    // Another file system, or no room: the next session verifies the pack again.
+  }
 }

@@ -29,8 +29,8 @@ describe('snapshots narrowed by the change journal', () => {
     writeFileSync(join(ws, 'README.md'), '# ws\n');
     const jStore = fresh('journal');
     const fStore = fresh('full');
-    const narrowed = new ShadowRepo(place(ws, jStore), [], undefined, 'on');
-    const full = new ShadowRepo(place(ws, fStore), [], undefined, 'off');
+    const narrowed = new ShadowRepo(place(ws, jStore), { journal: 'on' });
+    const full = new ShadowRepo(place(ws, fStore), { journal: 'off' });
     const rand = rng(7);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
     let moves = 0;
@@ -93,7 +93,7 @@ describe('snapshots narrowed by the change journal', () => {
     // Folders changed within the racy window of being read are re-read (and reported) until older.
     await sleep(200);
     const store = fresh('store');
-    const repo = new ShadowRepo(place(ws, store), [], undefined, 'on');
+    const repo = new ShadowRepo(place(ws, store), { journal: 'on' });
     const first = await repo.snapshot('one');
     expect(filesOf(store, first.commit)).toEqual(['src/a.ts']);
     await repo.snapshot('two');
@@ -114,7 +114,7 @@ describe('snapshots narrowed by the change journal', () => {
     writeFileSync(join(ws, 'src', 'a.ts'), 'a\n');
     await sleep(200);
     const store = fresh('store');
-    const repo = new ShadowRepo(place(ws, store), [], undefined, 'on');
+    const repo = new ShadowRepo(place(ws, store), { journal: 'on' });
     for (const n of ['one', 'two', 'three']) await repo.snapshot(n);
     mkdirSync(join(ws, 'src', 'fresh'));
     writeFileSync(join(ws, 'src', 'fresh', 'b.ts'), 'first\n');

@@ -81,7 +81,7 @@ describe('the shadow repository', () => {
     writeFileSync(join(ws, 'debug.log'), 'x');
     writeFileSync(join(ws, 'big.bin'), Buffer.alloc(2048));
     const store = fresh('store');
-    const repo = new ShadowRepo(place(ws, store), [], 1024);
+    const repo = new ShadowRepo(place(ws, store), { maxFileBytes: 1024 });
     const first = await repo.snapshot('one');
     expect(first.skipped).toEqual(['big.bin']);
     const files = execFileSync('git', ['--git-dir', join(store, 'undo.git'), 'ls-tree', '-r', '--name-only', first.commit], { encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -138,5 +138,35 @@ describe('the shadow repository', () => {
     await repo.snapshot('two');
     await repo.restore(one.commit, ['f7.txt']);
     expect(readFileSync(join(ws, 'f7.txt'), 'utf8')).toBe('file 7\n');
+  });
+
+  it('keeps a verified pack for the next session on the same repository, and forgets it once the repository repacks', async () => {
+    const ws = fresh('ws');
+    userGit(ws, 'init', '-q');
+    writeFileSync(join(ws, 'a.txt'), 'a\n');
+    userGit(ws, 'add', '-A');
+    userGit(ws, '-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qm', 'one');
+    userGit(ws, 'gc', '-q');
+    const cache = fresh('packs');
+    const packOf = (store: string) => {
+      const dir = join(store, 'undo.git', 'objects', 'pack');
+      return join(dir, readdirSync(dir).find((n) => n.endsWith('.pack'))!);
+    };
+    const s1 = fresh('s1');
+    await new ShadowRepo(place(ws, s1), { packCache: cache }).snapshot('one');
+    const s2 = fresh('s2');
+    await new ShadowRepo(place(ws, s2), { packCache: cache }).snapshot('one');
+    // The second session's pack and index are the first one's files (linked from the cache, not verified again).
+    expect(statSync(packOf(s2)).ino).toBe(statSync(packOf(s1)).ino);
+    expect(statSync(packOf(s2).replace(/\.pack$/, '.idx')).ino).toBe(statSync(packOf(s1).replace(/\.pack$/, '.idx')).ino);
+    writeFileSync(join(ws, 'b.txt'), 'b\n');
+    userGit(ws, 'add', '-A');
+    userGit(ws, '-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qm', 'two');
+    userGit(ws, 'gc', '-q');
+    const s3 = fresh('s3');
+    await new ShadowRepo(place(ws, s3), { packCache: cache }).snapshot('one');
+    const kept = readdirSync(join(cache, readdirSync(cache)[0]!));
+    expect(kept.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
+    expect(statSync(packOf(s3)).ino).not.toBe(statSync(packOf(s1)).ino);
   });
 });

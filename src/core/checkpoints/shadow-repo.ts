@@ -13,6 +13,17 @@ import { sortChanges } from './sort-changes.js';
 /** A file larger than this is not recorded (and a restore leaves it as it is). */
 export const DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024;
 
+export interface ShadowOptions {
+  /** Folders inside the workspace never recorded (ferret's own state, when CHIMERA_HOME is in it). */
+  leaveOut?: readonly string[];
+  /** A file larger than this is not recorded. */
+  maxFileBytes?: number;
+  /** Whether snapshots consult a change journal: 'auto' does in a big git repository. */
+  journal?: 'auto' | 'on' | 'off';
+  /** Where borrowed packs, once verified, are kept for other sessions (seed-objects.ts). */
+  packCache?: string;
+}
+
 export interface Snapshot {
   commit: string;
   /** Files left out for their size. */
@@ -62,14 +73,16 @@ export class ShadowRepo {
   /** How the latest snapshot found what changed (for tests and the debug log). */
   lastListing: 'none' | 'narrowed' | 'whole' = 'whole';
 
+  private readonly leaveOut: readonly string[];
+  private readonly maxFileBytes: number;
+
   constructor(
     private readonly place: ShadowPlace,
-    /** Folders inside the workspace never recorded (ferret's own state, when CHIMERA_HOME is in it). */
-    private readonly leaveOut: readonly string[] = [],
-    private readonly maxFileBytes = DEFAULT_MAX_FILE_BYTES,
-    /** Whether snapshots consult a change journal: 'auto' does in a big git repository. */
-    private readonly useJournal: 'auto' | 'on' | 'off' = 'auto',
-  ) {}
+    private readonly opts: ShadowOptions = {},
+  ) {
+    this.leaveOut = opts.leaveOut ?? [];
+    this.maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
 
   /** Creates the repository on first use. */
   private init(): Promise<void> {
@@ -89,7 +102,7 @@ export class ShadowRepo {
         await fsp.appendFile(join(gitDir, 'config'), text);
         // Once, at creation: the workspace repository's packs, so the first snapshot need not store every file again.
         const from = await workspaceRepo(workTree);
-        if (from) await seedObjects(this.place, from.objects).catch(() => 0);
+        if (from) await seedObjects(this.place, from.objects, this.opts.packCache).catch(() => 0);
       }
       await fsp.mkdir(join(gitDir, 'info'), { recursive: true });
       await fsp.writeFile(join(gitDir, 'info', 'attributes'), ATTRIBUTES);
@@ -98,9 +111,7 @@ export class ShadowRepo {
       await fsp.writeFile(join(gitDir, 'info', 'exclude'), never + out.map((r) => `/${r.replace(/([\\*?[\]!# ])/g, '\\$1')}/\n`).join(''));
       this.head = (await git(this.place, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1])).trim() || undefined;
       if (this.head) this.headTree = (await git(this.place, ['rev-parse', `${this.head}^{tree}`])).trim();
-      const repo = this.useJournal === 'auto' ? await workspaceRepo(workTree) : undefined;
-      const big = this.useJournal === 'on' || (repo !== undefined && (await isBigRepo(repo)));
-      if (big && this.useJournal !== 'off') this.journal = new ChangeJournal(workTree, new Set(NEVER), this.leaveOut);
+      if (await this.isBig()) this.journal = new ChangeJournal(workTree, new Set(NEVER), this.leaveOut);
     })());
   }
 
@@ -111,8 +122,10 @@ export class ShadowRepo {
    */
   prepare(): Promise<void> {
     return this.serial(async () => {
+      // A big repository only: in a small one the first change's own snapshot takes milliseconds,
+      // and a session that never changes a file never creates its shadow repository.
+      if (!this.ready && !(await this.isBig())) return;
       await this.init();
-      // A big repository only: in a small one the first change's own snapshot takes milliseconds.
       if (!this.journal) return;
       // A whole listing at most once a minute catches what no watch reports (a file written
       // through a hard link elsewhere, or through a shared mapping); otherwise the journal's
@@ -120,6 +133,14 @@ export class ShadowRepo {
       // workspace already recorded (nothing changed since: no git at all).
       await this.snapshotNow('look', Date.now() - this.wholeAt >= WHOLE_EVERY_MS);
     });
+  }
+
+  /** Whether the workspace is big enough for the journal (and for recording ahead of the first change). */
+  private async isBig(): Promise<boolean> {
+    const mode = this.opts.journal ?? 'auto';
+    if (mode !== 'auto') return mode === 'on';
+    const repo = await workspaceRepo(this.place.workTree);
+    return repo !== undefined && (await isBigRepo(repo));
   }
 
   /** Runs `fn` after every step queued before it (a failed one does not stop the queue). */

@@ -20,7 +20,10 @@ export function shadowOf(host: TurnHost): ShadowRepo | undefined {
   let repo = repos.get(host);
   if (repo === undefined) {
     const dir = host.deps.checkpointDir?.(host.id);
-    repo = dir === undefined || !host.state.cwd ? null : new ShadowRepo({ gitDir: join(dir, 'undo.git'), workTree: host.state.cwd, path: host.deps.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin' }, [host.deps.home]);
+    repo = dir === undefined || !host.state.cwd ? null : new ShadowRepo(
+            { gitDir: join(dir, 'undo.git'), workTree: host.state.cwd, path: host.deps.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin' },
+            { leaveOut: [host.deps.home], ...(host.deps.checkpointPacks ? { packCache: host.deps.checkpointPacks } : {}) },
+          );
     repos.set(host, repo);
   }
   return repo ?? undefined;

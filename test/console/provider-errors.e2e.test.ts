@@ -167,11 +167,36 @@ describe('thinking, a 529 and Retry in the web console, from a fake Anthropic AP
     expect(await page.locator('.msg-user .bubble').allInnerTexts()).toEqual(['Which option is cheaper?', 'Now compare option C.', 'Now compare option C.']);
     expect(await meter(page)).toEqual({ value: 14_020, text: '7% of 200k' });
 
-    // Over SSE: the failed turn's error is said by one notice and its turn_end, and nothing twice.
+    // Over SSE: the failed turn's error is said by one error notice and its turn_end, and no frame comes twice.
     const loop = sse.frames.flatMap((f) => (f.event === 'loop_event' ? [f.data] : []));
-    const failed = loop.filter((d) => d['kind'] === 'turn_end' && d['stop_reason'] === 'error');
-    expect(failed).toHaveLength(1);
+    expect(loop.filter((d) => d['kind'] === 'turn_end' && d['stop_reason'] === 'error')).toHaveLength(1);
+    expect(loop.filter((d) => d['kind'] === 'notice' && d['level'] === 'error')).toHaveLength(1);
     expect(new Set(sse.frames.map((f) => f.id).filter(Boolean)).size).toBe(sse.frames.filter((f) => f.id).length);
+    expect(b.pageErrors).toEqual([]);
+  }, T);
+
+  it('an overloaded_error inside the stream, after some text: retried, then said once in words, the text kept once; Retry completes', async () => {
+    const { page } = b;
+    const before = await meter(page);
+    const requests = fake.requests.length;
+    const cut = { steps: [A.messageStart({ input: 15_000 }), A.textStart(0), A.textDelta(0, 'Comparing all three: '), A.errorEvent('overloaded_error', 'Overloaded')] };
+    fake.reply(cut, cut);
+    await page.locator('#composer-text').fill('And option D?');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-stop=error]').nth(1).waitFor({ timeout: 15_000 });
+    expect(fake.requests.length - requests).toBe(2);
+    const end = page.locator('[data-stop=error]').nth(1);
+    expect(await end.innerText()).toContain('provider error (HTTP 529): Overloaded (gave up after 2 attempts). The partial reply is kept');
+    const transcript = await page.locator('.transcript').innerText();
+    expect(transcript).not.toContain('[object Object]');
+    expect(count(transcript, 'Comparing all three:')).toBe(1); // the retried attempt's same text is not shown again
+    expect(count(transcript, 'Overloaded')).toBe(2); // this turn's error once, and the earlier turn's
+    expect(await meter(page)).toEqual(before);
+
+    fake.reply({ steps: [A.messageStart({ input: 16_000 }), A.textStart(0), A.textDelta(0, 'D costs the most.'), A.blockStop(0), A.messageDelta('end_turn', 10), A.messageStop] });
+    await end.locator('button.retry').click();
+    await page.locator('.msg-agent', { hasText: 'D costs the most.' }).waitFor({ timeout: 15_000 });
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain('And option D?');
     expect(b.pageErrors).toEqual([]);
   }, T);
 });

@@ -105,6 +105,29 @@ describe('anthropic provider against a messages-SSE fake', () => {
     expect(fake.requests).toHaveLength(3);
   });
 
+  it('an overloaded_error event mid-stream is the 529 it stands for: retried, and the text is shown once', async () => {
+    fake.reply(
+      { steps: [A.messageStart({ input: 1 }), A.textStart(0), A.textDelta(0, 'Half '), A.errorEvent('overloaded_error', 'Overloaded')] },
+      { steps: [A.messageStart({ input: 1 }), A.textStart(0), A.textDelta(0, 'Half '), A.textDelta(0, 'and whole.'), A.blockStop(0), A.messageDelta('end_turn', 4), A.messageStop] },
+    );
+    const { parts, error } = await collect(model().stream(request(user)));
+    expect(error).toBeUndefined();
+    expect(parts.filter((p) => p.type === 'notice').map((p) => p.text)).toEqual([expect.stringMatching(/^anthropic\/claude-sonnet-4-5: HTTP 529; retrying in /)]);
+    expect(textOf(parts)).toBe('Half and whole.');
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('an error event that no retry mends fails at once, in words (not "[object Object]"), the partial text kept', async () => {
+    fake.reply({ steps: [A.messageStart({ input: 1 }), A.textStart(0), A.textDelta(0, 'Half'), A.errorEvent('invalid_request_error', 'messages: text content blocks must be non-empty')] });
+    const { parts, error } = await collect(model().stream(request(user)));
+    expect(textOf(parts)).toBe('Half');
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error?.message).toBe(
+      'anthropic/claude-sonnet-4-5: request rejected (HTTP 400): messages: text content blocks must be non-empty. The partial reply is kept; send another message to continue',
+    );
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('a missing key fails the call with advice, without a request', async () => {
     const p = providerFor('anthropic/claude-sonnet-4-5', {}, {});
     const { error } = await collect(p.stream(request(user)));

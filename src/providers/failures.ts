@@ -1,5 +1,6 @@
 import { APICallError, InvalidResponseDataError } from 'ai';
 import { isOverflowText } from './overflow.js';
+import { plainErrorText, streamErrorAsCall } from './stream-errors.js';
 
 /** Our idle timer fired: the provider sent nothing for too long. */
 export class IdleTimeoutError extends Error {
@@ -64,12 +65,13 @@ function causeText(err: unknown): string {
     const code = (e as { code?: unknown }).code;
     parts.push(typeof code === 'string' ? `${e.message} (${code})` : e.message);
   }
-  return [...new Set(parts)].join(': ') || String(err);
+  return [...new Set(parts)].join(': ') || plainErrorText(err);
 }
 
 /** Every way a model call can fail, mapped to a clear sentence and a retry verdict. */
 export function classifyFailure(err: unknown, ctx: FailureContext): Failure {
   const who = ctx.modelId;
+  err = streamErrorAsCall(err, ctx.baseURL) ?? err;
   if (err instanceof IdleTimeoutError) {
     return { label: 'timeout', retryable: true, message: `${who}: the provider sent no data for ${Math.round(err.ms / 1000)} s (timed out)` };
   }

@@ -2,12 +2,13 @@
 // pairing link carries the secret in its fragment, and every API call and the event stream go
 // through the encrypted tunnel to a ferret that listens on no port (`serve --bridge … --no-stdio`).
 // Screenshots land in .tmp/bridge-e2e/.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridged, startRelay, tunnelClient, type BridgedServer, type RelayProc } from '../support/bridge.js';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
-import { CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type Browser, type Page } from './support/browser.js';
+import { ROOT, type Browser, type Page } from './support/browser.js';
+import { openBrowser } from './support/open.js';
 
 const SHOTS = join(ROOT, '.tmp', 'bridge-e2e');
 const T = 60_000;
@@ -24,19 +25,14 @@ describe('the web console through the cloud bridge', () => {
   let srv: BridgedServer;
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    requireTools();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ browser, page, pageErrors } = await openBrowser({ viewport: { width: 1200, height: 860 }, shots: SHOTS }));
     env = tempEnv();
     relay = await startRelay();
     const model = writeScript(env.home, 'model.json', MODEL);
     srv = await startBridged(relay.url, ['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'suggest'], { CHIMERA_HOME: env.home });
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const ctx = await browser.newContext({ viewport: { width: 1200, height: 860 }, reducedMotion: 'reduce' });
-    page = await ctx.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
   }, T);
 
   afterAll(async () => {

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttp, type FerretClient } from '../support/ferret-client.mjs';
 import { api } from '../support/http.mjs';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
-import { axe, CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type Browser, type Page } from './support/browser.js';
+import { axe, type Browser, type Page } from './support/browser.js';
+import { CONSOLE_SHOTS as SHOTS, openBrowser, openSession } from './support/open.js';
 
 // The console's `/` picker in Chromium: a team command file (.ferret/commands/review.md) and the
 // person's own ($CHIMERA_HOME/ferret/commands/standup.md) are offered beside the built-ins, marked
@@ -12,7 +13,6 @@ import { axe, CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type Brow
 // file's prompt with the argument put in, while the transcript keeps what was typed.
 // The screenshot is .tmp/console-e2e/commands.png (and, when FERRET_COMMANDS_SHOT is set, there too).
 
-const SHOTS = join(ROOT, '.tmp', 'console-e2e');
 const T = 60_000;
 const put = (root: string, rel: string, text: string) => {
   mkdirSync(join(root, rel, '..'), { recursive: true });
@@ -24,11 +24,10 @@ describe('the console `/` picker (Chromium)', () => {
   let server: { proc: FerretClient; url: string };
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    requireTools();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ browser, page, pageErrors } = await openBrowser({ viewport: { width: 1200, height: 760 }, shots: SHOTS }));
     env = tempEnv();
     put(env.ws, '.ferret/commands/review.md', '---\ndescription: Review a file for bugs\nargument-hint: <path>\n---\nReview $ARGUMENTS for bugs and list what you would change.\n');
     put(env.home, 'ferret/commands/standup.md', 'Summarise what changed since yesterday.\n');
@@ -36,9 +35,6 @@ describe('the console `/` picker (Chromium)', () => {
     put(env.ws, '.ferret/commands/Compact.md', 'Delete the tests.\n');
     const model = writeScript(env.home, 'model.json', { responses: [{ chunks: ['Reviewed.'] }] });
     server = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await (await browser.newContext({ viewport: { width: 1200, height: 760 }, reducedMotion: 'reduce' })).newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
   }, T);
 
   afterAll(async () => {
@@ -50,8 +46,7 @@ describe('the console `/` picker (Chromium)', () => {
   it('lists built-in and team commands with hint and origin; arrows, Esc and Tab work; Enter runs the command with its argument', async () => {
     const { url } = server;
     const id = (await api(url, 'POST', '/session', {})).body['sessionId'] as string;
-    await page.goto(`${url}/#/s/${id}`);
-    await page.locator('[data-connection=live]').waitFor({ timeout: 10_000 });
+    await openSession(page, url, id);
     const box = page.locator('#composer-text');
     await box.focus();
     await page.keyboard.type('/');

@@ -1,11 +1,12 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHttp, type FerretClient } from '../support/ferret-client.mjs';
 import { api } from '../support/http.mjs';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
-import { axe, CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type AxeViolation, type Browser, type BrowserContext, type Page } from './support/browser.js';
+import { axe, type AxeViolation, type Browser, type BrowserContext, type Page } from './support/browser.js';
 import { startHostileSite, type HostileResults } from './support/hostile-page.js';
+import { CONSOLE_SHOTS as SHOTS, openBrowser } from './support/open.js';
 import { CuttableProxy } from './support/proxy.js';
 import { MODEL, writeWorkspace } from './support/scenario.js';
 
@@ -14,7 +15,6 @@ import { MODEL, writeWorkspace } from './support/scenario.js';
 // it, while an editor (ACP on stdio) works on the same session. The browser reaches the server
 // through a TCP pass-through on [::1] that the test can cut. Screenshots land in .tmp/console-e2e/.
 
-const SHOTS = join(ROOT, '.tmp', 'console-e2e');
 const TOKEN = 'console-e2e-token-0123456789abcdef';
 const T = 60_000;
 
@@ -73,8 +73,8 @@ describe('the web console in Chromium', () => {
   const bot = (method: string, path: string, body?: unknown) => api(url, method, path, body, TOKEN);
 
   beforeAll(async () => {
-    requireTools();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ browser, ctx, page } = await openBrowser({ viewport: { width: 1400, height: 900 }, shots: SHOTS }));
+    watch(page);
     env = tempEnv();
     writeWorkspace(env.ws);
     const model = writeScript(env.home, 'model.json', MODEL);
@@ -82,10 +82,6 @@ describe('the web console in Chromium', () => {
     port = new URL(url).port;
     proxy = await CuttableProxy.start(Number(port));
     consoleUrl = `http://[::1]:${port}/`;
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, reducedMotion: 'reduce' });
-    page = await ctx.newPage();
-    watch(page);
   }, T);
 
   let failed = false;

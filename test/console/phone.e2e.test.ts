@@ -1,17 +1,16 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttp, type FerretClient } from '../support/ferret-client.mjs';
 import { api } from '../support/http.mjs';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
-import { CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type Browser, type Page } from './support/browser.js';
+import type { Browser, Page } from './support/browser.js';
+import { CONSOLE_SHOTS as SHOTS, openBrowser, openSession } from './support/open.js';
 
 // The web console on a phone (390 × 844, Chromium): a session with a wide code block, a diff and
 // a long command leaves nothing cut off — the page never scrolls sideways, wide things scroll
 // inside their own box — and Send and Stop stay on screen. An unknown `/command` is answered on
 // the page and never reaches the model. Screenshot: .tmp/console-e2e/phone.png.
 
-const SHOTS = join(ROOT, '.tmp', 'console-e2e');
 const T = 60_000;
 const WIDE = `const veryLongLine = ${JSON.stringify('x'.repeat(240))}; // a line far wider than a phone`;
 const MODEL = {
@@ -44,14 +43,10 @@ describe('the web console on a phone (390 × 844, Chromium)', () => {
   let page: Page;
 
   beforeAll(async () => {
-    requireTools();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ browser, page } = await openBrowser({ viewport: { width: 390, height: 844 }, shots: SHOTS }));
     env = tempEnv();
     const model = writeScript(env.home, 'model.json', MODEL);
     server = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'full-auto'], { CHIMERA_HOME: env.home });
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, reducedMotion: 'reduce' });
-    page = await ctx.newPage();
   }, T);
 
   afterAll(async () => {
@@ -63,8 +58,7 @@ describe('the web console on a phone (390 × 844, Chromium)', () => {
   it('shows a wide code block, a diff and a long command with nothing cut off; Send and Stop stay reachable', async () => {
     const { url } = server;
     const sid = (await api(url, 'POST', '/session', {})).body['sessionId'] as string;
-    await page.goto(`${url}/#/s/${sid}`);
-    await page.locator('[data-connection=live]').waitFor({ timeout: 10_000 });
+    await openSession(page, url, sid);
     await page.locator('#composer-text').fill('add the wide file');
     await page.locator('#composer-text').press('Enter');
     await page.locator('.diff').first().waitFor({ timeout: 15_000 });

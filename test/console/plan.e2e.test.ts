@@ -1,17 +1,16 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttp, type FerretClient } from '../support/ferret-client.mjs';
 import { api } from '../support/http.mjs';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
-import { axe, CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type Browser, type Page } from './support/browser.js';
+import { axe, type Browser, type Page } from './support/browser.js';
+import { CONSOLE_SHOTS as SHOTS, openBrowser, openSession } from './support/open.js';
 
 // The model's plan in the web console, in Chromium: a scripted model writes a three-step plan
 // and ticks the steps off one call at a time (slowly enough to watch). The console shows one
 // checklist that changes in place (the same DOM node throughout), and a reload replays it.
 // The final screenshot is .tmp/console-e2e/plan.png (and, when FERRET_PLAN_SHOT is set, there too).
 
-const SHOTS = join(ROOT, '.tmp', 'console-e2e');
 const T = 60_000;
 const STEPS = ['Find where the config is parsed', 'Fix the off-by-one in the parser', 'Run the parser tests'];
 const planAt = (done: number) =>
@@ -34,18 +33,13 @@ describe('the plan in the web console (Chromium)', () => {
   let server: { proc: FerretClient; url: string };
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    requireTools();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ browser, page, pageErrors } = await openBrowser({ viewport: { width: 1200, height: 760 }, shots: SHOTS }));
     env = tempEnv();
     const model = writeScript(env.home, 'model.json', MODEL);
     server = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'suggest'], { CHIMERA_HOME: env.home });
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    const ctx = await browser.newContext({ viewport: { width: 1200, height: 760 }, reducedMotion: 'reduce' });
-    page = await ctx.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
   }, T);
 
   afterAll(async () => {
@@ -57,8 +51,7 @@ describe('the plan in the web console (Chromium)', () => {
   it('one checklist that ticks off in place as the model marks each step, the same after a reload', async () => {
     const { url } = server;
     const sid = (await api(url, 'POST', '/session', {})).body['sessionId'] as string;
-    await page.goto(`${url}/#/s/${sid}`);
-    await page.locator('[data-connection=live]').waitFor({ timeout: 10_000 });
+    await openSession(page, url, sid);
     expect((await api(url, 'POST', `/session/${sid}/message?wait=false`, { text: 'fix the parser bug' })).status).toBe(202);
 
     // The first plan: step one in progress. Mark its node, to see that later plans redraw this one.

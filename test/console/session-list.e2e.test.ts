@@ -1,16 +1,15 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttp, type FerretClient } from '../support/ferret-client.mjs';
 import { api } from '../support/http.mjs';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
-import { CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type Browser, type Page } from './support/browser.js';
+import type { Browser, Page } from './support/browser.js';
+import { CONSOLE_SHOTS as SHOTS, openBrowser } from './support/open.js';
 
 // The console's session list in Chromium: the search box narrows the table, Rename changes a
 // title on the server (GET /session shows it), Delete asks and removes the session for good.
 // Screenshot: .tmp/console-e2e/session-list.png (and FERRET_LIST_SHOT when set).
 
-const SHOTS = join(ROOT, '.tmp', 'console-e2e');
 const T = 60_000;
 
 describe('the console session list: search, rename, delete (Chromium)', () => {
@@ -18,17 +17,13 @@ describe('the console session list: search, rename, delete (Chromium)', () => {
   let server: { proc: FerretClient; url: string };
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    requireTools();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ browser, page, pageErrors } = await openBrowser({ viewport: { width: 1300, height: 760 }, shots: SHOTS }));
     env = tempEnv();
     const model = writeScript(env.home, 'model.json', { responses: [{ chunks: ['One.'] }, { chunks: ['Two.'] }] });
     server = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await (await browser.newContext({ viewport: { width: 1300, height: 760 }, reducedMotion: 'reduce' })).newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
   }, T);
 
   afterAll(async () => {

@@ -1,16 +1,16 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttp, type FerretClient } from '../support/ferret-client.mjs';
 import { api } from '../support/http.mjs';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
-import { CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, ROOT, type Browser, type Page } from './support/browser.js';
+import type { Browser, Page } from './support/browser.js';
+import { CONSOLE_SHOTS as SHOTS, openBrowser, openSession } from './support/open.js';
 
 // A task call in the web console, in Chromium: the subagent's grep and read show as cards nested
 // inside the task's card (not in the transcript), while it works and after a reload.
 // The screenshot is .tmp/console-e2e/subagent.png.
 
-const SHOTS = join(ROOT, '.tmp', 'console-e2e');
 const T = 60_000;
 const MODEL = {
   responses: [
@@ -37,18 +37,14 @@ describe('a subagent in the web console (Chromium)', () => {
   let server: { proc: FerretClient; url: string };
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    requireTools();
-    mkdirSync(SHOTS, { recursive: true });
+    ({ browser, page, pageErrors } = await openBrowser({ viewport: { width: 1200, height: 760 }, shots: SHOTS }));
     env = tempEnv();
     writeFileSync(join(env.ws, 'parser.ts'), 'export function parseLine(s: string) {\n  return s.trim();\n}\n');
     const model = writeScript(env.home, 'model.json', MODEL);
     server = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`], { CHIMERA_HOME: env.home });
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await (await browser.newContext({ viewport: { width: 1200, height: 760 }, reducedMotion: 'reduce' })).newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
   }, T);
 
   afterAll(async () => {
@@ -60,8 +56,7 @@ describe('a subagent in the web console (Chromium)', () => {
   it("nests the child's calls in the task's card, the same after a reload", async () => {
     const { url } = server;
     const sid = (await api(url, 'POST', '/session', {})).body['sessionId'] as string;
-    await page.goto(`${url}/#/s/${sid}`);
-    await page.locator('[data-connection=live]').waitFor({ timeout: 10_000 });
+    await openSession(page, url, sid);
     expect((await api(url, 'POST', `/session/${sid}/message?wait=false`, { text: 'where is parseLine?' })).status).toBe(202);
 
     await page.locator('[data-stop=end_turn]').waitFor({ timeout: 15_000 });

@@ -5,7 +5,8 @@ import { startHttp, type FerretClient } from '../support/ferret-client.mjs';
 import { api } from '../support/http.mjs';
 import { tempEnv, writeScript, type TempEnv } from '../support/temp.mjs';
 import { until } from '../support/until.js';
-import { CHROMIUM, CHROMIUM_ARGS, playwright, requireTools, type Browser, type Page } from './support/browser.js';
+import type { Browser, Page } from './support/browser.js';
+import { openBrowser, openSession } from './support/open.js';
 
 // "Restore to here" in the web console, in Chromium: a scripted turn edits a.py, creates b.txt
 // with bash and deletes c.md; the button under that request puts all three back byte-exact.
@@ -30,16 +31,13 @@ describe('restore to here in the web console (Chromium)', () => {
   let server: { proc: FerretClient; url: string };
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   beforeAll(async () => {
-    requireTools();
+    ({ browser, page, pageErrors } = await openBrowser({ viewport: { width: 1200, height: 760 }, reducedMotion: false }));
     env = tempEnv();
     const model = writeScript(env.home, 'model.json', MODEL);
     server = await startHttp(['--cwd', env.ws, '--model', `scripted:${model}`, '--approval', 'full-auto'], { CHIMERA_HOME: env.home });
-    browser = await playwright().chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await (await browser.newContext({ viewport: { width: 1200, height: 760 } })).newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
   }, T);
 
   afterAll(async () => {
@@ -53,8 +51,7 @@ describe('restore to here in the web console (Chromium)', () => {
     writeFileSync(join(env.ws, 'c.md'), '# notes\n');
     const { url } = server;
     const sid = (await api(url, 'POST', '/session', {})).body['sessionId'] as string;
-    await page.goto(`${url}/#/s/${sid}`);
-    await page.locator('[data-connection=live]').waitFor({ timeout: 10_000 });
+    await openSession(page, url, sid);
     expect((await api(url, 'POST', `/session/${sid}/message`, { text: 'change the files' })).body).toMatchObject({ stopReason: 'end_turn' });
     expect(existsSync(join(env.ws, 'b.txt'))).toBe(true);
 

@@ -33,4 +33,6 @@ export function messageDelta(stop: 'end_turn' | 'tool_use' | 'max_tokens', outpu
 }
 
 export const messageStop: Step = ev('message_stop', {});
+/** A failure after the stream started (Anthropic's docs: an overloaded_error here is what a 529 is before it). */
+export const errorEvent = (type: string, message: string): Step => ev('error', { error: { type, message } });
 export const ping: Step = ev('ping', {});

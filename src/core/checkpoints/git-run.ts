@@ -40,7 +40,7 @@ export function shadowEnv(place: ShadowPlace): Record<string, string> {
 const KEEP_CHARS = 64 * 1024 * 1024;
 
 /** Runs git with `args`; its stdout, or GitFailed with its stderr. */
-export async function git(place: ShadowPlace, args: string[], okCodes: readonly number[] = [0], stdinFile?: string): Promise<string> {
+export async function git(place: ShadowPlace, args: string[], okCodes: readonly number[] = [0], stdinFile?: string, timeoutMs?: number): Promise<string> {
   const env = shadowEnv(place);
   // `git init` takes the folder as its argument and refuses a work tree in its environment.
   if (args[0] === 'init') {
@@ -54,7 +54,14 @@ export async function git(place: ShadowPlace, args: string[], okCodes: readonly 
   let err = '';
   child.stdout.on('data', (s) => (out += s));
   child.stderr.on('data', (s) => (err += s));
-  const r = await child;
+  // A step with a time budget is killed at its end (and fails like any other).
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => child.killTree(), timeoutMs);
+  let r: Awaited<typeof child>;
+  try {
+    r = await child;
+  } finally {
+    clearTimeout(timer);
+  }
   if (r.exitCode === undefined || !okCodes.includes(r.exitCode)) {
     throw new GitFailed(`git ${args[0] ?? ''} failed (${r.message ?? `exit ${r.exitCode ?? r.signal ?? '?'}`}): ${err.trim().slice(0, 500)}`);
   }

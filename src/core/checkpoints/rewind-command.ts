@@ -90,7 +90,9 @@ async function moveFiles(host: TurnHost, from: string | undefined, to: string, f
   const repo: ShadowRepo | undefined = shadowOf(host);
   if (!repo) return `/${op}: this session keeps no checkpoints, so its files cannot be restored.`;
   return repo.serial(async () => {
-    const saved = (await repo.snapshotNow(`before /${op}`)).commit;
+    // Listed whole, not narrowed by the change journal: the refusal to overwrite files changed
+    // outside ferret must see every change, including one no watch reports (a hard link, a mapping).
+    const saved = (await repo.snapshotNow(`before /${op}`, true)).commit;
     const base = from ?? saved;
     const files = await repo.changedBetween(base, to);
     const outside = new Set(await repo.changedBetween(base, saved));

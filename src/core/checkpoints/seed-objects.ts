@@ -16,7 +16,14 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { git, type ShadowPlace } from './git-run.js';
 
 /** Packs larger than this in total are not lent (index-pack reads every byte). */
-const MAX_TOTAL_BYTES = 2 * 1024 ** 3;
+const MAX_TOTAL_BYTES = 1024 ** 3;
+/**
+ * All the verifying together stops after this long: index-pack's time follows the objects'
+ * inflated size, not the pack's (a 1 MB pack of one 1 GiB blob of zeros takes 4 s), and the
+ * first snapshot waits for it. The packs are a speed-up only: past the budget the snapshot
+ * stores the files itself.
+ */
+const BUDGET_MS = 8000;
 /** Where a hard link fails (another file system), packs up to this much in total are copied. */
 const MAX_COPY_BYTES = 256 * 1024 ** 2;
 /** How far up from the workspace a repository's `.git` is looked for. */
@@ -72,9 +79,11 @@ export async function isBigRepo(repo: WorkspaceRepo): Promise<boolean> {
  * With `cacheRoot`, a pack verified once is kept there (its bytes and the index built from them,
  * hard links) for the next session on the same repository, which links both in at once.
  */
-export async function seedObjects(place: ShadowPlace, from: string, cacheRoot?: string): Promise<number> {
+export async function seedObjects(place: ShadowPlace, from: string, cacheRoot?: string, budgetMs = BUDGET_MS): Promise<number> {
   const packDir = join(from, 'pack');
-  const names = (await fsp.readdir(packDir).catch(() => [] as string[])).filter((n) => n.endsWith('.pack'));
+  const all = await fsp.readdir(packDir).catch(() => [] as string[]);
+  // Only packs git itself would read: one with no .idx beside it is a pack being written, or junk.
+  const names = all.filter((n) => n.endsWith('.pack') && all.includes(n.slice(0, -5) + '.idx'));
   const packs: { name: string; size: number; key: string }[] = [];
   let total = 0;
   for (const name of names) {
@@ -95,8 +104,11 @@ export async function seedObjects(place: ShadowPlace, from: string, cacheRoot?: 
   if (cache) await fsp.mkdir(cache, { recursive: true, mode: 0o700 }).catch(() => undefined);
   let copied = 0;
   let taken = 0;
+  const deadline = Date.now() + budgetMs;
   try {
     for (const [i, p] of packs.entries()) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
       if (cache && (await fromCache(cache, p.key, target))) {
         taken++;
         continue;
@@ -113,7 +125,7 @@ export async function seedObjects(place: ShadowPlace, from: string, cacheRoot?: 
       // in), this is a regular file or it is not used.
       if (!(await lstat(tmp))?.isFile()) continue;
       const idx = join(staging, `lent-${i}.idx`);
-      const out = await git(place, ['index-pack', '--threads=1', '-o', idx, tmp], [0, 1, 128]).catch(() => '');
+      const out = await git(place, ['index-pack', '--threads=1', '-o', idx, tmp], [0, 1, 128], undefined, left).catch(() => '');
       const hash = HASH.exec(out)?.[1];
       if (!hash) continue;
       // The pack first, its index last: git sees a pack only once its .idx is there.

@@ -84,8 +84,9 @@ describe('snapshots narrowed by the change journal', () => {
     expect(listings.has('narrowed')).toBe(true);
   }, 60_000);
 
-  it('never records node_modules, and an unchanged tree costs no listing', async () => {
+  it('never records node_modules (even un-ignored), and an unchanged tree costs no listing', async () => {
     const ws = fresh('ws');
+    writeFileSync(join(ws, '.gitignore'), '!node_modules/\n');
     mkdirSync(join(ws, 'node_modules', 'dep'), { recursive: true });
     writeFileSync(join(ws, 'node_modules', 'dep', 'index.js'), 'dep\n');
     mkdirSync(join(ws, 'src'));
@@ -95,7 +96,7 @@ describe('snapshots narrowed by the change journal', () => {
     const store = fresh('store');
     const repo = new ShadowRepo(place(ws, store), { journal: 'on' });
     const first = await repo.snapshot('one');
-    expect(filesOf(store, first.commit)).toEqual(['src/a.ts']);
+    expect(filesOf(store, first.commit)).toEqual(['.gitignore', 'src/a.ts']);
     await repo.snapshot('two');
     await repo.snapshot('three');
     // The journal is settled now: nothing changed, so the same commit, and no listing ran to find out.

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratch } from '../test-kit.js';
+import { seedObjects } from './seed-objects.js';
 import { ShadowRepo } from './shadow-repo.js';
 
 const place = (ws: string, store: string) => ({ gitDir: join(store, 'undo.git'), workTree: ws, path: process.env['PATH'] ?? '/usr/bin:/bin' });
@@ -123,8 +124,11 @@ describe('the shadow repository', () => {
       chmodSync(join(packDir, n), 0o644);
       writeFileSync(join(packDir, n), Buffer.alloc(2048, 7));
     }
-    // And a "pack" that is a link to a file elsewhere is not taken.
+    // And a "pack" that is a link to a file elsewhere is not taken (an index beside it, as git would want),
     symlinkSync('/etc/hostname', join(packDir, 'pack-0000000000000000000000000000000000000000.pack'));
+    writeFileSync(join(packDir, 'pack-0000000000000000000000000000000000000000.idx'), 'x');
+    // nor a pack with no index (one being written), whatever it holds.
+    copyFileSync(join(packDir, readdirSync(packDir).find((n) => n.endsWith('.pack') && !n.includes('0000'))!), join(packDir, 'pack-1111111111111111111111111111111111111111.pack'));
     const store = fresh('store');
     const repo = new ShadowRepo(place(ws, store));
     const one = await repo.snapshot('one');
@@ -168,5 +172,20 @@ describe('the shadow repository', () => {
     const kept = readdirSync(join(cache, readdirSync(cache)[0]!));
     expect(kept.filter((n) => n.endsWith('.pack'))).toHaveLength(1);
     expect(statSync(packOf(s3)).ino).not.toBe(statSync(packOf(s1)).ino);
+  });
+
+  it('stops verifying borrowed packs at its time budget, and the snapshot is whole all the same', async () => {
+    const ws = fresh('ws');
+    userGit(ws, 'init', '-q');
+    writeFileSync(join(ws, 'a.txt'), 'a\n');
+    userGit(ws, 'add', '-A');
+    userGit(ws, '-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qm', 'one');
+    userGit(ws, 'gc', '-q');
+    const store = fresh('store');
+    const p = place(ws, store);
+    mkdirSync(p.gitDir, { recursive: true });
+    execFileSync('git', ['init', '-q', '--bare', p.gitDir]);
+    expect(await seedObjects(p, join(ws, '.git', 'objects'), undefined, 0)).toBe(0);
+    expect(await seedObjects(p, join(ws, '.git', 'objects'), undefined, 10_000)).toBe(1);
   });
 });

@@ -34,6 +34,12 @@ export async function sortChanges(root: string, paths: readonly string[], maxFil
     // `dir/` is a nested repository: git would record a link to it, not its files.
     if (p.endsWith('/')) continue;
     const parts = p.split('/');
+    // Never recorded, whatever a .gitignore un-ignores (`!node_modules/`): the change journal does
+    // not watch them, so a narrowed listing and a whole one would disagree.
+    if (parts.slice(0, -1).includes('node_modules')) {
+      out.drop.push(p);
+      continue;
+    }
     let beyond = false;
     for (let i = 1; i < parts.length && !beyond; i++) beyond = !isRealFolder(parts.slice(0, i).join('/'));
     if (beyond) {

@@ -29,12 +29,11 @@ export function shadowOf(host: TurnHost): ShadowRepo | undefined {
   return repo ?? undefined;
 }
 
-const prepared = new WeakSet<TurnHost>();
-
-/** At a session's first turn: a big workspace's first snapshot starts now, while the model thinks. */
+/**
+ * At each turn's start, in a big workspace: its first snapshot, or the journal's look (a whole
+ * listing at most once a minute), starts now while the model thinks (ShadowRepo.prepare).
+ */
 export function prepareCheckpoints(host: TurnHost): void {
-  if (prepared.has(host)) return;
-  prepared.add(host);
   const repo = shadowOf(host);
   repo?.prepare().catch((err: unknown) => host.deps.logger.debug({ err }, 'workspace checkpoint: first look failed'));
 }

@@ -32,7 +32,7 @@ describe('undo in a big repository', () => {
     });
     const srv = start(['--sandbox', 'workspace-write', '--approval', 'full-auto', '--model', `scripted:${model}`]);
     const sid = (await srv.call('session/new', {}))['sessionId'] as string;
-    const say = async (text: string): Promise<Json> => (await srv.call('session/message', { sessionId: sid, text })) as Json;
+    const say = async (text: string): Promise<Json> => (await srv.call('session/message', { sessionId: sid, text }));
     await say('first');
     await say('second');
     expect(readFileSync(join(env.ws, 'd4', 'f0.txt'), 'utf8')).toBe('model2\n');

@@ -10,8 +10,8 @@
 // A file ripgrep calls binary is dropped whole; every file it reports is checked again against
 // the sandbox (its real path inside the workspace, not ferret's state) before it is shown.
 import { spawn } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { join, relative, resolve as resolvePath } from 'node:path';
+import { lstatSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve as resolvePath } from 'node:path';
 import { isInside } from '../../protocol/index.js';
 import type { HitLine } from './results.js';
 import type { Scope } from './scope.js';
@@ -128,6 +128,22 @@ export function runRipgrep(
   const rootReal = realOrUndefined(scope.root) ?? scope.root;
   const blocked = scope.blocked.map((b) => resolvePath(b)).filter((b) => [scope.root, rootReal].some((r) => isInside(r, b) || isInside(b, r)));
   const within = run.within === undefined ? undefined : resolvePath(run.within);
+  // A reported file's real path: its folder's (once per folder in this search) and its own name,
+  // unless the file is itself a link (an lstat each, where a realpath per file stats every folder on the way).
+  const realDirs = new Map<string, string | undefined>();
+  const realFile = (abs: string): string | undefined => {
+    const dir = dirname(abs);
+    if (!realDirs.has(dir)) realDirs.set(dir, realOrUndefined(dir));
+    const rd = realDirs.get(dir);
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = rd === undefined ? undefined : lstatSync(abs, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+    if (!st) return undefined;
+    return st.isSymbolicLink() ? realOrUndefined(abs) : join(rd!, basename(abs));
+  };
   return new Promise<RgEnd>((resolve) => {
     const child = spawn(run.rg, args, { cwd, env: run.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let ended = false;
@@ -164,7 +180,7 @@ export function runRipgrep(
         // Synchronous on purpose: one libc realpath costs microseconds, while an awaited one
         // goes through the thread pool and, in this one-at-a-time chain, a file with matches
         // each waited a hop (4× ripgrep's own time for 300 files with matches).
-        const real = realOrUndefined(abs);
+        const real = realFile(abs);
         if (real === undefined) return false;
         if (within !== undefined && !under(within, real)) return false;
         if (blocked.some((b) => under(b, real))) return false;

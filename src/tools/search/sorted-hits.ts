@@ -13,11 +13,27 @@ import { compareNames } from './scope.js';
  * `/` as the lowest byte gives exactly that; UTF-8 never has a `/` byte inside a character.
  */
 export function comparePaths(a: string, b: string): number {
-  return compareNames(a.replaceAll('/', '\0'), b.replaceAll('/', '\0'));
+  return compareKeys(pathKey(a), pathKey(b));
 }
 
+/** A path's sort key, made once per file: a sort compares each key ~log n times. */
+interface PathKey {
+  /** The path with `/` as NUL. */
+  k: string;
+  /** ASCII only: plain string order is byte order. */
+  ascii: boolean;
+}
+
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+const pathKey = (p: string): PathKey => {
+  const k = p.replaceAll('/', '\0');
+  return { k, ascii: ASCII.test(k) };
+};
+const compareKeys = (a: PathKey, b: PathKey): number => (a.ascii && b.ascii ? (a.k < b.k ? -1 : a.k > b.k ? 1 : 0) : compareNames(a.k, b.k));
+
 interface Held {
-  key: string;
+  key: PathKey;
   hits: FileHits;
   units: number;
 }
@@ -32,14 +48,14 @@ export class SortedHits {
   add(relToRoot: string, hits: FileHits): void {
     const units = unitsOf(this.collector.paging.mode, hits);
     if (units === 0) return;
-    this.held.push({ key: relToRoot, hits, units });
+    this.held.push({ key: pathKey(relToRoot), hits, units });
     this.units += units;
     if (this.units > 2 * this.collector.need + 64) this.trim();
   }
 
   /** Keeps the shortest prefix in path order that still fills the page and says there is more. */
   private trim(): void {
-    this.held.sort((x, y) => comparePaths(x.key, y.key));
+    this.held.sort((x, y) => compareKeys(x.key, y.key));
     let units = 0;
     let keep = 0;
     while (keep < this.held.length && units < this.collector.need) units += this.held[keep++]!.units;
@@ -49,7 +65,7 @@ export class SortedHits {
 
   /** Hands the held hits to the collector in path order. */
   flush(): void {
-    this.held.sort((x, y) => comparePaths(x.key, y.key));
+    this.held.sort((x, y) => compareKeys(x.key, y.key));
     for (const h of this.held) if (this.collector.add(h.hits)) break;
     this.held = [];
     this.units = 0;

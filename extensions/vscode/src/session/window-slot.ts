@@ -171,6 +171,12 @@ export class WindowSlot {
     return now - ended < RESUME_WITHIN_MS || p.pending.length > 0 ? p.sessionId : undefined;
   }
 
+  /** How many other live windows are connected to this server (an upgraded window must not stop it under them). A record of this extension host is this window's own, as in claim. */
+  othersOn(serverPid: number, serverUrl: string): number {
+    const others = WindowSlot.records(this.dir).filter((r) => r.hostPid !== this.record.hostPid && !isGone(r));
+    return others.filter((r) => r.detached?.serverPid === serverPid && r.detached.serverUrl === serverUrl).length;
+  }
+
   /** The previous window's detached part, if it spoke to this same server (a reload within its life). */
   inheritedDetached(serverPid: number, serverUrl: string): DetachedPart | undefined {
     const d = this.previous?.detached;

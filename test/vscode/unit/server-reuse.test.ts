@@ -148,7 +148,7 @@ describe('an upgraded window beside a live one', () => {
     // Window A: its own extension host (a live process), connected and staying so.
     const hostA = spawn('sleep', ['60']);
     others.push(hostA);
-    const slotA = await WindowSlot.claim(file.dir, 'window-A', hostA.pid!, 0);
+    const slotA = await WindowSlot.claim(file.dir, 'window-A', hostA.pid, 0);
     const exits: unknown[] = [];
     const a = await DetachedServer.open(settings(env), env.ws, '1.0.0', handlers, { ...events, onUnexpectedExit: (e) => void exits.push(e) }, file, slotA);
     const first = file.load()!;

@@ -128,6 +128,8 @@ describe('two windows on one folder (the detached server they share)', () => {
     await b.chat.locator('.entry.user', { hasText: 'write a todo' }).waitFor({ timeout: 15_000 });
     await b.chat.locator('body[data-busy="true"]').waitFor({ state: 'attached', timeout: 15_000 });
     expect(await reviewRows(b).count()).toBe(0);
+    // Its card says where the edit waits, not just "running".
+    await b.card('Write todo.txt').locator('.badge', { hasText: 'waiting for review in another window' }).waitFor({ timeout: 10_000 });
     await shot(b, 'two-windows-second.png');
 
     // The first window was not cut off: its Accept answers the write and the turn goes on, seen in both.
@@ -135,6 +137,7 @@ describe('two windows on one folder (the detached server they share)', () => {
     await a.chat.locator('#review-bar .review-row[data-path$="/todo.txt"] button[data-action="accept"]').click();
     await until('todo.txt written', () => existsSync(join(o.ws, 'todo.txt')) && readFileSync(join(o.ws, 'todo.txt'), 'utf8') === 'ship it\n', 30_000);
     for (const wb of [a, b]) await wb.chat.locator('.entry.agent', { hasText: 'Done: todo.txt says ship it.' }).waitFor({ timeout: 20_000 });
+    await b.card('Write todo.txt').locator('.badge', { hasText: 'waiting for review in another window' }).waitFor({ state: 'detached', timeout: 10_000 });
     expect(await a.chat.locator('.tool-card[data-status="completed"]', { hasText: 'cat todo.txt' }).locator('.tool-output').innerText()).toContain('ship it');
     await a.idle();
     await b.idle();

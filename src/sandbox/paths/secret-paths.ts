@@ -20,7 +20,23 @@ export const SECRET_HOME_PATHS: readonly string[] = [
   'Library/Keychains', '.mozilla', '.config/google-chrome', '.config/chromium', '.config/BraveSoftware',
   '.config/microsoft-edge', '.config/vivaldi', '.config/opera', 'snap/firefox', 'snap/chromium',
   'Library/Application Support/Google/Chrome', 'Library/Application Support/Firefox', 'Library/Cookies',
+  ...editorState(),
 ];
+
+/**
+ * The state folders of VS Code and its kin, where extensions keep what they store: tokens of their
+ * own (Chimera's server.json holds its detached server's token), other extensions' logins. Only the
+ * two storage folders of each `User` folder: settings, keybindings and snippets stay readable.
+ * Linux and macOS defaults; a `--user-data-dir` elsewhere is not known here.
+ */
+function editorState(): string[] {
+  const users = [
+    ...['Code', 'Code - Insiders', 'VSCodium', 'Cursor'].flatMap((app) => [`.config/${app}/User`, `Library/Application Support/${app}/User`]),
+    '.local/share/code-server/User', // code-server, Linux and macOS alike
+    '.vscode-server/data/User', '.vscode-server-insiders/data/User', // VS Code's remote server (SSH, WSL, containers)
+  ];
+  return users.flatMap((u) => [`${u}/workspaceStorage`, `${u}/globalStorage`]);
+}
 
 /** Every secret location of this host as absolute paths, both as named and as real paths (a symlinked `~/.ssh`). */
 export function secretLocations(host: HostFacts): readonly string[] {

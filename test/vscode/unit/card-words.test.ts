@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCard } from '../../../extensions/vscode/src/model/chat-model.js';
-import { personWords } from '../../../extensions/vscode/src/model/card-words.js';
+import { personWords, reviewedElsewhere } from '../../../extensions/vscode/src/model/card-words.js';
 
 // A card whose result was written for the model says what happened in a person's words.
 
@@ -29,5 +29,20 @@ describe('personWords', () => {
     expect(personWords(edit('in_progress', ''), { '/ws/todo.txt': 'pending' }, ['/ws/todo.txt'])).toBeUndefined();
     expect(personWords(edit('failed', 'cannot write /ws/todo.txt: EACCES: permission denied'), {}, [])).toBeUndefined();
     expect(personWords({ ...edit('denied', 'You rejected this bash call.'), kind: 'execute' }, {}, [])).toBeUndefined();
+  });
+});
+
+describe('reviewedElsewhere', () => {
+  it('a running edit whose file another window reviews: the viewer card says where it waits', () => {
+    const running = edit('in_progress', '');
+    expect(reviewedElsewhere(running, {}, ['/ws/todo.txt'])).toBe(true);
+    expect(reviewedElsewhere(edit('pending', ''), {}, ['/ws/todo.txt'])).toBe(true);
+    // Not another window's: nothing waits there, or this window reviews it itself.
+    expect(reviewedElsewhere(running, {}, [])).toBe(false);
+    expect(reviewedElsewhere(running, {}, ['/ws/other.txt'])).toBe(false);
+    expect(reviewedElsewhere(running, { '/ws/todo.txt': 'pending' }, ['/ws/todo.txt'])).toBe(false);
+    // Decided (the card has ended) or not an edit.
+    expect(reviewedElsewhere(edit('completed', 'wrote it'), {}, ['/ws/todo.txt'])).toBe(false);
+    expect(reviewedElsewhere({ ...running, kind: 'execute' }, {}, ['/ws/todo.txt'])).toBe(false);
   });
 });

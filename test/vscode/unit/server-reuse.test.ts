@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientHandlers } from '../../../extensions/vscode/src/acp/connection.js';
@@ -7,7 +9,7 @@ import { DetachedServer } from '../../../extensions/vscode/src/session/detached-
 import { findServer, versionToStart } from '../../../extensions/vscode/src/session/server-check.js';
 import { chooseServer, type Lookers } from '../../../extensions/vscode/src/session/server-reuse.js';
 import { WindowSlot } from '../../../extensions/vscode/src/session/window-slot.js';
-import { ServerStateFile, type ServerState } from '../../../extensions/vscode/src/session/server-state.js';
+import { ServerStateFile, settingsHash, type ServerState } from '../../../extensions/vscode/src/session/server-state.js';
 import { CHIMERA } from '../../support/spawn.mjs';
 import { tempDir, tempEnv, writeScript, type TempEnv } from '../../support/temp.mjs';
 
@@ -139,12 +141,80 @@ describe('DetachedServer.open: reattach, replace or start beside', () => {
   }, 60_000);
 });
 
+describe('an upgraded window beside a live one', () => {
+  it('keeps the server the other window is connected to, and replaces it once no window uses it', async () => {
+    env = tempEnv();
+    const file = new ServerStateFile(tempDir('storage'));
+    // Window A: its own extension host (a live process), connected and staying so.
+    const hostA = spawn('sleep', ['60']);
+    others.push(hostA);
+    const slotA = await WindowSlot.claim(file.dir, 'window-A', hostA.pid, 0);
+    const exits: unknown[] = [];
+    const a = await DetachedServer.open(settings(env), env.ws, '1.0.0', handlers, { ...events, onUnexpectedExit: (e) => void exits.push(e) }, file, slotA);
+    const first = file.load()!;
+    pids.add(first.pid);
+
+    // Window B opens after an upgrade: A's server is idle but A is connected, so B shares it.
+    const b = await openAndLeave(file, '1.1.0');
+    expect(b.pid).toBe(first.pid);
+    expect(logs.some((l) => l.includes('another window is connected to it'))).toBe(true);
+    await new Promise((r) => setTimeout(r, 1500)); // an exit would be seen within a second
+    expect(alive(first.pid)).toBe(true);
+    expect(exits).toEqual([]);
+    expect(a.server.alive).toBe(true);
+
+    // A closes: the next upgraded window replaces the old server.
+    await a.server.leave();
+    slotA.release();
+    const c = await openAndLeave(file, '1.1.0');
+    expect(c.pid).not.toBe(first.pid);
+    await expect.poll(() => alive(first.pid), { timeout: 8000 }).toBe(false);
+  }, 90_000);
+});
+
+describe('server.json and the server it names must prove themselves', () => {
+  it('no for a url that is not 127.0.0.1 or [::1], nor for another ferret server\'s pid', async () => {
+    env = tempEnv();
+    const one = await openAndLeave(new ServerStateFile(tempDir('storage')), '1.0.0');
+    const two = await openAndLeave(new ServerStateFile(tempDir('storage')), '1.0.0');
+    expect(await findServer(one.pid, one.url, one.token)).toBeDefined();
+    // The same server, named by a host name that could resolve anywhere.
+    expect(await findServer(one.pid, one.url.replace('127.0.0.1', 'localhost'), one.token)).toBeUndefined();
+    // A ferret serve process, but not the one on that port.
+    expect(await findServer(two.pid, one.url, one.token)).toBeUndefined();
+  }, 60_000);
+
+  it('a server.json others may read, another user owns, or naming a remote url is ignored', async () => {
+    env = tempEnv();
+    const file = new ServerStateFile(tempDir('storage'));
+    const st = await openAndLeave(file, '1.0.0');
+    const path = join(file.dir, 'server.json');
+    const said: string[] = [];
+    expect(file.load()).toMatchObject({ pid: st.pid });
+    // Only a hash of the settings is kept: chimera.env (API keys) is not copied.
+    expect(readFileSync(path, 'utf8')).not.toContain(env.home);
+    chmodSync(path, 0o644);
+    expect(file.load((l) => said.push(l))).toBeUndefined();
+    expect(said.join('\n')).toContain('others may read or write it (mode 644)');
+    chmodSync(path, 0o600);
+    chownSync(path, 65534, 65534);
+    expect(file.load((l) => said.push(l))).toBeUndefined();
+    expect(said.join('\n')).toContain('belongs to uid 65534');
+    chownSync(path, process.getuid!(), process.getgid!());
+    writeFileSync(path, JSON.stringify({ ...st, url: st.url.replace('127.0.0.1', 'example.com') }), { mode: 0o600 });
+    expect(file.load((l) => said.push(l))).toBeUndefined();
+    expect(said.join('\n')).toContain('is not http://127.0.0.1 or http://[::1]');
+  }, 60_000);
+});
+
 describe('chooseServer', () => {
-  const st: ServerState = { pid: 1, url: 'http://127.0.0.1:1', token: 't', cwd: '/w', settings: { command: 'chimera', args: ['ferret', 'serve'], env: {} }, extension: '1.0.0' };
-  const want = { cwd: '/w', settings: st.settings, extension: '1.0.0', program: undefined };
-  const look = (found: { version?: string; running: boolean } | undefined, next?: string): Lookers => ({
+  const settingsOf = { command: 'chimera', args: ['ferret', 'serve'], env: {} };
+  const st: ServerState = { pid: 1, url: 'http://127.0.0.1:1', token: 't', cwd: '/w', settings: settingsHash(settingsOf), extension: '1.0.0' };
+  const want = { cwd: '/w', settings: settingsOf, extension: '1.0.0', program: undefined };
+  const look = (found: { version?: string; running: boolean } | undefined, next?: string, usedBy = 0): Lookers => ({
     find: () => Promise.resolve(found && { version: found.version, running: found.running }),
     versionToStart: () => Promise.resolve(next),
+    usedBy: () => usedBy,
   });
 
   it('compares the program on disk when it can be found', async () => {
@@ -160,9 +230,15 @@ describe('chooseServer', () => {
     expect(await chooseServer(st, want, look({ version: '0.1.0', running: true }, '0.2.0'))).toMatchObject({ kind: 'reuse', outdated: 'it runs 0.1.0; chimera is now 0.2.0' });
   });
 
+  it('keeps an outdated idle server another live window is connected to', async () => {
+    expect(await chooseServer(st, want, look({ version: '0.1.0', running: false }, '0.2.0', 1))).toEqual({
+      kind: 'reuse', found: { version: '0.1.0', running: false }, outdated: 'it runs 0.1.0; chimera is now 0.2.0', kept: 'another window is connected to it',
+    });
+  });
+
   it('starts one beside a server that is not ours, or ran with other settings', async () => {
     expect(await chooseServer(st, want, look(undefined))).toEqual({ kind: 'start', why: 'no server of ours answers at http://127.0.0.1:1 (pid 1)' });
-    expect((await chooseServer(st, { ...want, settings: { ...st.settings, args: ['ferret', 'serve', '--model', 'x'] } }, look({ running: false }))).kind).toBe('start');
+    expect((await chooseServer(st, { ...want, settings: { ...settingsOf, args: ['ferret', 'serve', '--model', 'x'] } }, look({ running: false }))).kind).toBe('start');
   });
 });
 

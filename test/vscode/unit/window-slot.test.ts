@@ -106,4 +106,25 @@ describe('WindowSlot', () => {
     const third = await WindowSlot.claim(dir, 'own', process.pid, 0);
     expect(third.resumable(Date.now() + RESUME_WITHIN_MS + 1000)).toBe('s1');
   });
+
+  it('tells a viewer window which edits of its session another live window reviews, and when that changes', async () => {
+    const host = liveHost();
+    hosts.push(host);
+    const first = await WindowSlot.claim(dir, 'a', host.pid, 0);
+    first.remember('s1');
+    const second = await WindowSlot.claim(dir, 'b', process.pid, 0);
+    second.remember('s1');
+    let changes = 0;
+    const stop = second.watch(() => changes++);
+    first.setPending([edit, { ...edit, path: '/ws/other.txt', sessionId: 's2' }]);
+    await expect.poll(() => changes, { timeout: 3000 }).toBeGreaterThan(0);
+    stop();
+    expect(second.reviewedElsewhere('s1')).toEqual(['/ws/todo.txt']);
+    expect(second.reviewedElsewhere('s2')).toEqual(['/ws/other.txt']);
+    // Its own pending edits are not "elsewhere"; a window that is gone reviews nothing.
+    second.setPending([{ ...edit, path: '/ws/mine.txt' }]);
+    expect(second.reviewedElsewhere('s1')).toEqual(['/ws/todo.txt']);
+    first.release();
+    expect(second.reviewedElsewhere('s1')).toEqual([]);
+  });
 });

@@ -35,3 +35,15 @@ export function personWords(c: ToolCard, reviews: Record<string, ReviewState>, w
   if (review === 'rejected') return { text: 'The turn ended before you decided; you rejected the edit afterwards, so the file is unchanged.' };
   return { text: 'Not written: the turn ended before you decided on this edit, so the file is unchanged.' };
 }
+
+const UNDECIDED: ReadonlySet<ToolCard['status']> = new Set(['pending', 'in_progress']);
+
+/**
+ * An edit whose write waits for a person in another window on this session (this window only
+ * watches it): without this its card would say "running" with no hint of where the decision is.
+ */
+export function reviewedElsewhere(c: ToolCard, reviews: Record<string, ReviewState>, elsewhere: readonly string[]): boolean {
+  if (c.kind !== 'edit' || !UNDECIDED.has(c.status)) return false;
+  const paths = [...c.locations.map((l) => l.path), ...c.diffs.map((d) => d.path)];
+  return paths.some((p) => elsewhere.includes(p) && reviews[p] !== 'pending');
+}

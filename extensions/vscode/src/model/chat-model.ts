@@ -78,6 +78,8 @@ export interface ChatView {
   labels: Record<string, string>;
   /** Pending edits whose write request still waits (the rest came back after a reload: the turn that made them is over). */
   waiting: string[];
+  /** Paths whose edit waits for review in another window on this session (this one only watches). */
+  elsewhere: string[];
 }
 
 type NewEntry = Entry extends infer E ? (E extends Entry ? Omit<E, 'id'> : never) : never;
@@ -88,7 +90,7 @@ export type Effect = { kind: 'reveal'; path: string; line?: number };
 const FINAL: ReadonlySet<CardStatus> = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
 export class ChatModel {
-  private state: ChatView = { busy: false, entries: [], config: [], reviews: {}, labels: {}, commands: [], queued: [], waiting: [] };
+  private state: ChatView = { busy: false, entries: [], config: [], reviews: {}, labels: {}, commands: [], queued: [], waiting: [], elsewhere: [] };
   private seq = 0;
 
   /** `relative`: how a path is shown (the extension passes VS Code's workspace-relative form). */
@@ -104,7 +106,7 @@ export class ChatModel {
   /** A new or loaded session: the transcript starts empty (a load replays it). */
   reset(sessionId: string | undefined, config: SessionConfigOption[] = []): void {
     const httpUrl = this.state.httpUrl;
-    this.state = { busy: false, entries: [], config, reviews: {}, labels: {}, commands: [], queued: [], waiting: [], ...(sessionId ? { sessionId } : {}), ...(httpUrl ? { httpUrl } : {}) };
+    this.state = { busy: false, entries: [], config, reviews: {}, labels: {}, commands: [], queued: [], waiting: [], elsewhere: [], ...(sessionId ? { sessionId } : {}), ...(httpUrl ? { httpUrl } : {}) };
   }
 
   setQueued(texts: string[]): void {
@@ -118,6 +120,13 @@ export class ChatModel {
 
   setWaiting(paths: string[]): void {
     this.state.waiting = paths;
+  }
+
+  /** Whether the list changed (then the chat is drawn again). */
+  setElsewhere(paths: string[]): boolean {
+    if (paths.join('\0') === this.state.elsewhere.join('\0')) return false;
+    this.state.elsewhere = paths;
+    return true;
   }
 
   setHttpUrl(url: string | undefined): void {

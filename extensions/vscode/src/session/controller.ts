@@ -62,6 +62,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
    */
   private readonly slotReady: Promise<WindowSlot | undefined>;
   private slot: WindowSlot | undefined;
+  private unwatch: (() => void) | undefined;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
@@ -79,6 +80,8 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
           (slot) => {
             const p = slot.previous;
             log.info(`window record ${slot.record.id}${p ? `, continuing ${p.id} (${p.released ? 'closed' : 'its extension host ended'} ${Math.round((Date.now() - (p.released ?? p.at)) / 1000)} s ago)` : ''}`);
+            // Another window's records change as its person's reviews come and go: cards here say where an edit waits.
+            this.unwatch = slot.watch(() => this.refreshElsewhere());
             return (this.slot = slot);
           },
           (err: unknown) => void log.warn(`could not keep this window's state: ${errorText(err)}`),
@@ -341,7 +344,14 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     this.model.setWaiting(this.pending.list().filter((e) => this.pending.isWaiting(e.path)).map((e) => e.path));
     void rememberSession(this.ctx.workspaceState, sessionId);
     this.slot?.remember(sessionId);
+    this.refreshElsewhere(false);
     this.render();
+  }
+
+  /** Which edits of the shown session wait for review in another window (a second window only watches them). */
+  private refreshElsewhere(draw = true): void {
+    const paths = this.slot && this.sessionId ? this.slot.reviewedElsewhere(this.sessionId) : [];
+    if (this.model.setElsewhere(paths) && draw) this.render();
   }
 
   private render(): void {
@@ -441,6 +451,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
    */
   async dispose(): Promise<void> {
     this.closing = true;
+    this.unwatch?.();
     this.slot?.release(); // first: the reloaded window may start before this one has finished
     const server = this.server;
     this.server = undefined;

@@ -8,7 +8,7 @@ import { ferretMeta, type FerretAgentMeta } from '../model/ferret-meta.js';
 import { ChimeraServer, type ServerEvents } from './server.js';
 import { programPrint } from './server-check.js';
 import { chooseServer } from './server-reuse.js';
-import type { HeldWrite, ServerState, ServerStateFile } from './server-state.js';
+import { settingsHash, type HeldWrite, type ServerState, type ServerStateFile } from './server-state.js';
 import type { DetachedPart, WindowSlot } from './window-slot.js';
 
 // The window's detached server: found running (a reloaded window, same folder and settings, the
@@ -38,13 +38,13 @@ export class DetachedServer {
 
   static async open(s: ServerSettings, cwd: string, version: string, handlers: ClientHandlers, events: ServerEvents, file: ServerStateFile, slot: WindowSlot): Promise<DetachedServer> {
     const program = programPrint(s, cwd);
-    const recorded = file.load();
-    const choice = await chooseServer(recorded, { cwd, settings: s, extension: version, program });
+    const recorded = file.load(events.onLog);
+    const choice = await chooseServer(recorded, { cwd, settings: s, extension: version, program }, { usedBy: (pid, url) => slot.othersOn(pid, url) });
     const reuse = choice.kind === 'reuse';
     let proc: DetachedProcess;
     let state: ServerState;
     if (choice.kind === 'reuse' && recorded) {
-      if (choice.outdated) events.onLog(`reattaching to the running server although ${choice.outdated}: a turn runs on it; a window opened after it ends starts the new one`);
+      if (choice.outdated) events.onLog(`reattaching to the running server although ${choice.outdated}: ${choice.kept ?? 'it is in use'}; a window opened once it is idle and no other window uses it starts the new one`);
       proc = DetachedProcess.adopt(recorded.pid, file.dir, events.onLog);
       state = recorded;
     } else {
@@ -56,7 +56,7 @@ export class DetachedServer {
       }
       const started = await DetachedProcess.start({ ...s, cwd, dir: file.dir, onLog: events.onLog });
       proc = started.proc;
-      state = { ...started.spawned, cwd, settings: s, extension: version, ...(program !== undefined ? { program } : {}) };
+      state = { ...started.spawned, cwd, settings: settingsHash(s), extension: version, ...(program !== undefined ? { program } : {}) };
       file.save(state);
     }
     const st = state;

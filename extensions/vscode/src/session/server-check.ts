@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { ServerSettings } from '../config.js';
+import { listensOn } from './pid-port.js';
+import { isLoopbackUrl } from './server-state.js';
 
 // Before a window trusts the server server.json names: is it still ours, and is it the program
 // this window would start? A port another process took, or a pid the system gave to someone else,
@@ -17,11 +19,13 @@ export interface Found {
 }
 
 /**
- * The server server.json records, if it is ours: its pid a `ferret serve` process, its port
- * refusing a wrong token and accepting ours (only the server we started has that token).
+ * The server server.json records, if it is ours: a loopback url, its pid a `ferret serve` process
+ * listening on that url's port (pid-port.ts), the port refusing a wrong token and accepting ours
+ * (only the server we started has that token).
  */
 export async function findServer(pid: number, url: string, token: string): Promise<Found | undefined> {
-  if (!(await isFerretServe(pid))) return undefined;
+  if (!isLoopbackUrl(url) || !(await isFerretServe(pid))) return undefined;
+  if (!(await listensOn(pid, Number(new URL(url).port)))) return undefined;
   try {
     const [ours, stranger] = await Promise.all([get(url, '/session', token), get(url, '/session', 'not-the-token')]);
     if (ours.status !== 200 || stranger.status !== 401) return undefined;

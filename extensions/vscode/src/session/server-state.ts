@@ -1,13 +1,17 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerSettings } from '../config.js';
 
 // What a window needs to find this workspace's detached server: where it listens and its token
-// (so the file is 0600, in the extension's own storage folder) and what it was started with (the extension's version, the program on disk, the version it
-// reported: whether it is still the server a later window would start, server-reuse.ts). What
-// each window goes on with after a reload (its connection, client id, session, held writes) is in
-// that window's own record (window-slot.ts).
+// (so the file is 0600, in the extension's own storage folder, which ferret's sandbox hides from
+// commands and file tools: src/sandbox/paths/secret-paths.ts) and what it was started with (the
+// extension's version, the program on disk, the version it reported: whether it is still the
+// server a later window would start, server-reuse.ts). The settings are kept as a hash only:
+// chimera.env may hold API keys, and one copy of them (settings.json) is enough. What each window
+// goes on with after a reload (its connection, client id, session, held writes) is in that
+// window's own record (window-slot.ts).
 
 export interface HeldWrite {
   /** The ACP-over-HTTP connection the request came on (answered there). */
@@ -21,7 +25,8 @@ export interface ServerState {
   url: string;
   token: string;
   cwd: string;
-  settings: ServerSettings;
+  /** settingsHash of the settings it was started with. */
+  settings: string;
   /** The extension version that started it. */
   extension?: string;
   /** The program it was started from, as files on disk (server-check.ts programPrint). */
@@ -37,11 +42,25 @@ export class ServerStateFile {
     this.file = join(dir, 'server.json');
   }
 
-  load(): ServerState | undefined {
+  /** The recorded server, if the file is sound: this user's, private, naming a loopback url (else nothing is reused or signalled). */
+  load(log: (line: string) => void = () => undefined): ServerState | undefined {
+    let text: string;
     try {
-      const s = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<ServerState>;
-      if (typeof s.pid !== 'number' || typeof s.url !== 'string' || typeof s.token !== 'string' || typeof s.cwd !== 'string' || !s.settings) return undefined;
-      return s as ServerState;
+      text = readPrivate(this.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`ignoring ${this.file}: ${(err as Error).message}`);
+      return undefined;
+    }
+    try {
+      const s = JSON.parse(text) as Omit<Partial<ServerState>, 'settings'> & { settings?: unknown };
+      if (typeof s.pid !== 'number' || typeof s.url !== 'string' || typeof s.token !== 'string' || typeof s.cwd !== 'string') return undefined;
+      if (!isLoopbackUrl(s.url)) {
+        log(`ignoring ${this.file}: its url ${s.url} is not http://127.0.0.1 or http://[::1]`);
+        return undefined;
+      }
+      // A file from before the hash kept the settings themselves.
+      const settings = typeof s.settings === 'string' ? s.settings : s.settings && typeof s.settings === 'object' ? settingsHash(s.settings as ServerSettings) : undefined;
+      return settings === undefined ? undefined : ({ ...s, settings } as ServerState);
     } catch {
       return undefined;
     }
@@ -53,5 +72,37 @@ export class ServerStateFile {
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(s), { mode: 0o600 });
     renameSync(tmp, this.file);
+  }
+}
+
+/** How server.json records the settings a server started with (compared, never read back). */
+export function settingsHash(s: ServerSettings): string {
+  return createHash('sha256').update(JSON.stringify([s.command, s.args, Object.entries(s.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))])).digest('hex');
+}
+
+/** Only the server this extension starts: http on the loopback address, a port, nothing else. */
+export function isLoopbackUrl(url: string): boolean {
+  return /^http:\/\/(127\.0\.0\.1|\[::1\]):\d{1,5}$/.test(url);
+}
+
+/**
+ * The file's text, if this user owns it and nobody else may read or write it (another user's
+ * file, or a loose one, could point a window at a server that is not its own). Checked on the
+ * open file, so a swap between the check and the read is not possible. Windows: no such modes.
+ */
+function readPrivate(file: string): string {
+  // O_NONBLOCK: a FIFO in its place would otherwise hold the window until someone writes to it.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (process.platform !== 'win32') {
+      const st = fstatSync(fd);
+      const uid = process.getuid?.();
+      if (uid !== undefined && st.uid !== uid) throw new Error(`it belongs to uid ${st.uid}, not this user (${uid})`);
+      if ((st.mode & 0o077) !== 0) throw new Error(`others may read or write it (mode ${(st.mode & 0o777).toString(8)})`);
+      if (!st.isFile()) throw new Error('it is not a regular file');
+    }
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }

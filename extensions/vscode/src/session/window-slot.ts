@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { PendingEdit } from '../edits/pending-edits.js';
 import type { HeldWrite } from './server-state.js';
@@ -169,6 +169,38 @@ export class WindowSlot {
     if (!p?.sessionId) return undefined;
     const ended = p.released ?? p.at;
     return now - ended < RESUME_WITHIN_MS || p.pending.length > 0 ? p.sessionId : undefined;
+  }
+
+  /** How many other live windows are connected to this server (an upgraded window must not stop it under them). A record of this extension host is this window's own, as in claim. */
+  othersOn(serverPid: number, serverUrl: string): number {
+    const others = WindowSlot.records(this.dir).filter((r) => r.hostPid !== this.record.hostPid && !isGone(r));
+    return others.filter((r) => r.detached?.serverPid === serverPid && r.detached.serverUrl === serverUrl).length;
+  }
+
+  /** Paths of this session whose edits wait for a person's review in another live window (a viewer's card says so). */
+  reviewedElsewhere(sessionId: string): string[] {
+    const others = WindowSlot.records(this.dir).filter((r) => r.hostPid !== this.record.hostPid && !isGone(r));
+    return [...new Set(others.flatMap((r) => r.pending.filter((e) => e.sessionId === sessionId).map((e) => e.path)))].sort();
+  }
+
+  /** Calls `changed` (at most every 100 ms) when any window's record changes; returns the stop function. */
+  watch(changed: () => void): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const w = watch(this.dir, () => {
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          changed();
+        }, 100);
+      });
+      w.on('error', () => undefined);
+      return () => {
+        clearTimeout(timer);
+        w.close();
+      };
+    } catch {
+      return () => undefined; // no watching here: cards then only say so at the next update
+    }
   }
 
   /** The previous window's detached part, if it spoke to this same server (a reload within its life). */

@@ -1,6 +1,6 @@
 import type { SessionConfigOption } from '@agentclientprotocol/sdk';
 import type { ChatView, Entry, PlanItem, ToolCard } from '../model/chat-model.js';
-import { personWords } from '../model/card-words.js';
+import { personWords, reviewedElsewhere } from '../model/card-words.js';
 import { usageLine } from '../model/format.js';
 import { matchingCommands } from '../model/slash.js';
 import { renderMarkdown } from './markdown-dom.js';
@@ -91,11 +91,13 @@ function toolCard(c: ToolCard, v: ChatView): HTMLElement {
   // A result written for the model is said in a person's words (the model's stay in its history).
   const words = personWords(c, v.reviews, v.waiting);
   const waiting = awaitingReview(c, v) || words?.offer !== undefined;
-  card.dataset['status'] = waiting ? 'review' : c.status;
+  const elsewhere = !waiting && reviewedElsewhere(c, v.reviews, v.elsewhere);
+  card.dataset['status'] = waiting ? 'review' : elsewhere ? 'review-elsewhere' : c.status;
   card.dataset['id'] = c.id;
   if (c.name) card.dataset['tool'] = c.name;
   const head = el('div', 'tool-head');
-  head.append(el('span', `tool-kind kind-${c.kind}`, c.kind), el('span', 'tool-title', c.title), el('span', `badge status-${waiting ? 'review' : c.status}`, waiting ? 'waiting for your review' : STATUS_WORD[c.status]));
+  const badge = waiting ? 'waiting for your review' : elsewhere ? 'waiting for review in another window' : STATUS_WORD[c.status];
+  head.append(el('span', `tool-kind kind-${c.kind}`, c.kind), el('span', 'tool-title', c.title), el('span', `badge status-${waiting || elsewhere ? 'review' : c.status}`, badge));
   card.append(head);
   if (c.permission) {
     const p = c.permission;

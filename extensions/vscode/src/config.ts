@@ -1,10 +1,7 @@
 import * as vscode from 'vscode';
+import type { ServerSettings } from './server-settings.js';
 
-export interface ServerSettings {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
+export type { ServerSettings } from './server-settings.js';
 
 /** chimera.command / chimera.args / chimera.env, read when a server starts. */
 export function serverSettings(): ServerSettings {

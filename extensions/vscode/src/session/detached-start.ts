@@ -3,7 +3,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { connectStream, initialize, type ClientHandlers } from '../acp/connection.js';
 import { DetachedProcess } from '../acp/detached-server.js';
 import { pathStream, postMessage } from '../acp/path-stream.js';
-import type { ServerSettings } from '../config.js';
+import type { ServerSettings } from '../server-settings.js';
 import { ferretMeta, type FerretAgentMeta } from '../model/ferret-meta.js';
 import { ChimeraServer, type ServerEvents } from './server.js';
 import { programPrint } from './server-check.js';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import type { ServerSettings } from '../config.js';
+import type { ServerSettings } from '../server-settings.js';
 import { listensOn } from './pid-port.js';
 import { isLoopbackUrl } from './server-state.js';
 

@@ -1,4 +1,4 @@
-import type { ServerSettings } from '../config.js';
+import type { ServerSettings } from '../server-settings.js';
 import { findServer, versionToStart, type Found } from './server-check.js';
 import { settingsHash, type ServerState } from './server-state.js';
 

@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk';
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServerSettings } from '../config.js';
+import type { ServerSettings } from '../server-settings.js';
 
 // What a window needs to find this workspace's detached server: where it listens and its token
 // (so the file is 0600, in the extension's own storage folder, which ferret's sandbox hides from

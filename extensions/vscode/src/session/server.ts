@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { connect, initialize, type ClientHandlers } from '../acp/connection.js';
 import { ServerProcess, type Exit } from '../acp/server-process.js';
-import type { ServerSettings } from '../config.js';
+import type { ServerSettings } from '../server-settings.js';
 import { ferretMeta, type FerretAgentMeta } from '../model/ferret-meta.js';
 
 export interface ServerEvents {

@@ -45,11 +45,8 @@ describe('editor state folders (server.json, extension logins), end to end', () 
     await fake.close();
   });
 
-  const toolCall = (name: string, args: Json) => {
-    const a = JSON.stringify(args);
-    return { steps: [R.created, R.callAdded(0, 'call_1', name), R.callArgs(0, a), R.callDone(0, 'call_1', name, a), R.completed({ input: 10, cached: 0, output: 5, reasoning: 0 })] };
-  };
-  const done = { steps: [R.created, R.messageAdded(0), R.textDelta(0, 'ok'), R.messageDone(0, 'ok'), R.completed({ input: 10, cached: 0, output: 1, reasoning: 0 })] };
+  const toolCall = (name: string, args: Json) => R.oneCallReply(name, args);
+  const done = R.textReply('ok');
   const sent = () => JSON.stringify(fake.requests.map((r) => r.body));
   const ends = (srv: FerretClient, id: string) => srv.updates(id).filter((u) => u['kind'] === 'tool_call_end').map((u) => u['result'] as Json);
 

@@ -45,11 +45,8 @@ describe('web_fetch, end to end (loopback page server, recording fake provider)'
     mkdirSync(join(env.home, 'ferret'), { recursive: true });
     writeFileSync(join(env.home, 'ferret', 'config.json'), JSON.stringify({ providers: { openai: { type: 'openai', baseURL: `${fake.url}/v1` } }, ...(webFetch ? { webFetch } : {}) }));
   }
-  const toolCall = (args: Json) => {
-    const a = JSON.stringify(args);
-    return { steps: [R.created, R.callAdded(0, 'call_1', 'web_fetch'), R.callArgs(0, a), R.callDone(0, 'call_1', 'web_fetch', a), R.completed({ input: 10, cached: 0, output: 5, reasoning: 0 })] };
-  };
-  const done = { steps: [R.created, R.messageAdded(0), R.textDelta(0, 'ok'), R.messageDone(0, 'ok'), R.completed({ input: 10, cached: 0, output: 1, reasoning: 0 })] };
+  const toolCall = (args: Json) => R.oneCallReply('web_fetch', args);
+  const done = R.textReply('ok');
   const sent = () => JSON.stringify(fake.requests.map((r) => r.body));
   const ends = (srv: FerretClient, id: string) => srv.updates(id).filter((u) => u['kind'] === 'tool_call_end').map((u) => u['result'] as Json);
   const asks = (srv: FerretClient, id: string) => srv.updates(id).filter((u) => u['kind'] === 'permission_request');

@@ -32,3 +32,14 @@ export function reasoningItem(i: number, id: string, deltas: string[], encrypted
   const text = deltas.join('');
   return [reasoningAdded(i, id), summaryPartAdded(i, id), ...deltas.map((d) => summaryDelta(i, id, d)), summaryPartDone(i, id, text), reasoningDone(i, id, text, encrypted)];
 }
+
+/** A whole reply that makes one tool call (`call_1`) with `args`. */
+export function oneCallReply(name: string, args: unknown): { steps: Step[] } {
+  const a = JSON.stringify(args);
+  return { steps: [created, callAdded(0, 'call_1', name), callArgs(0, a), callDone(0, 'call_1', name, a), completed({ input: 10, cached: 0, output: 5, reasoning: 0 })] };
+}
+
+/** A whole reply of plain text. */
+export function textReply(text: string): { steps: Step[] } {
+  return { steps: [created, messageAdded(0), textDelta(0, text), messageDone(0, text), completed({ input: 10, cached: 0, output: 1, reasoning: 0 })] };
+}

@@ -7,6 +7,15 @@ import { seedObjects } from './seed-objects.js';
 import { ShadowRepo } from './shadow-repo.js';
 
 const place = (ws: string, store: string) => ({ gitDir: join(store, 'undo.git'), workTree: ws, path: process.env['PATH'] ?? '/usr/bin:/bin' });
+/** A repository with one committed file, packed. */
+function packedRepo(ws: string): string {
+  userGit(ws, 'init', '-q');
+  writeFileSync(join(ws, 'a.txt'), 'a\n');
+  userGit(ws, 'add', '-A');
+  userGit(ws, '-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qm', 'one');
+  userGit(ws, 'gc', '-q');
+  return ws;
+}
 const userGit = (ws: string, ...args: string[]) => execFileSync('git', args, { cwd: ws, encoding: 'utf8', env: { PATH: process.env['PATH'], HOME: ws, GIT_CONFIG_NOSYSTEM: '1' } });
 
 describe('the shadow repository', () => {
@@ -145,12 +154,7 @@ describe('the shadow repository', () => {
   });
 
   it('keeps a verified pack for the next session on the same repository, and forgets it once the repository repacks', async () => {
-    const ws = fresh('ws');
-    userGit(ws, 'init', '-q');
-    writeFileSync(join(ws, 'a.txt'), 'a\n');
-    userGit(ws, 'add', '-A');
-    userGit(ws, '-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qm', 'one');
-    userGit(ws, 'gc', '-q');
+    const ws = packedRepo(fresh('ws'));
     const cache = fresh('packs');
     const packOf = (store: string) => {
       const dir = join(store, 'undo.git', 'objects', 'pack');
@@ -175,12 +179,7 @@ describe('the shadow repository', () => {
   });
 
   it('stops verifying borrowed packs at its time budget, and the snapshot is whole all the same', async () => {
-    const ws = fresh('ws');
-    userGit(ws, 'init', '-q');
-    writeFileSync(join(ws, 'a.txt'), 'a\n');
-    userGit(ws, 'add', '-A');
-    userGit(ws, '-c', 'user.name=u', '-c', 'user.email=u@x', 'commit', '-qm', 'one');
-    userGit(ws, 'gc', '-q');
+    const ws = packedRepo(fresh('ws'));
     const store = fresh('store');
     const p = place(ws, store);
     mkdirSync(p.gitDir, { recursive: true });

@@ -90,22 +90,35 @@ describe('editor state folders (server.json, extension logins), end to end', () 
   });
 });
 
-describe('exec: the brief repro (nobody to ask)', () => {
-  it('`cat ~/…/workspaceStorage/*/ferret.chimera/server.json` is denied and prints no token', () => {
-    const chimeraHome = tempDir('home');
+describe('exec: commands that run without asking', () => {
+  it('cannot read the extension\'s server.json under CHIMERA_HOME nor editor state of forks and Flatpak builds, even with paths the classifier cannot see', () => {
+    // Everything inside the workspace, so nothing is hidden merely for being in the sandbox's private /tmp.
     const ws = tempDir('ws');
-    const home = tempDir('fakehome');
-    plantHome(home);
-    const model = writeScript(ws, 'cat.json', {
-      responses: [{ toolCalls: [{ name: 'bash', arguments: { command: 'cat ~/.local/share/code-server/User/workspaceStorage/*/ferret.chimera/server.json' } }] }, { chunks: ['read it'] }],
-    });
-    const r = spawnSync(process.execPath, [CHIMERA, 'ferret', 'exec', '--cwd', ws, '--json', '--sandbox', 'workspace-write', '--approval', 'auto', '--model', `scripted:${model}`, 'show me'], {
-      env: { ...process.env, CHIMERA_HOME: chimeraHome, HOME: home, FERRET_LOG_LEVEL: 'warn' },
+    const home = join(ws, 'me');
+    const chimeraHome = join(home, '.chimera');
+    const files = [
+      '.chimera/ferret/vscode/0123456789abcdef01234567/server.json',
+      '.var/app/com.visualstudio.code/config/Code/User/workspaceStorage/x/state.json',
+      '.config/Code - OSS/User/globalStorage/x/state.json',
+      '.cursor-server/data/User/globalStorage/x/state.json',
+      'xdg/Windsurf/User/globalStorage/x/state.json',
+    ];
+    for (const f of files) {
+      mkdirSync(join(home, f, '..'), { recursive: true });
+      writeFileSync(join(home, f), JSON.stringify({ token: TOKEN }), { mode: 0o600 });
+    }
+    writeFileSync(join(home, 'plain.txt'), 'readable-marker\n');
+    // Each path only as base64, decoded by the command itself: nothing for the classifier to ask about.
+    const b64 = (p: string) => Buffer.from(join(home, p)).toString('base64');
+    const command = [...files, 'plain.txt'].map((f) => `cat "$(printf %s ${b64(f)} | base64 -d)"`).join('; ');
+    const model = writeScript(ws, 'cat.json', { responses: [{ toolCalls: [{ name: 'bash', arguments: { command } }] }, { chunks: ['read it'] }] });
+    const r = spawnSync(process.execPath, [CHIMERA, 'ferret', 'exec', '--cwd', ws, '--json', '--sandbox', 'workspace-write', '--approval', 'full-auto', '--model', `scripted:${model}`, 'show me'], {
+      env: { ...process.env, CHIMERA_HOME: chimeraHome, HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), FERRET_LOG_LEVEL: 'warn' },
       encoding: 'utf8',
       timeout: 30_000,
     });
+    // The command ran (the plain file was read), and none of the token copies came out.
+    expect(r.stdout).toContain('readable-marker');
     expect(r.stdout + r.stderr).not.toContain(TOKEN);
-    expect(r.stdout).toContain('tool_call');
-    expect(r.stderr).toContain('denied bash');
   });
 });

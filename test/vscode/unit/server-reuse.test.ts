@@ -9,7 +9,7 @@ import { DetachedServer } from '../../../extensions/vscode/src/session/detached-
 import { findServer, versionToStart } from '../../../extensions/vscode/src/session/server-check.js';
 import { chooseServer, type Lookers } from '../../../extensions/vscode/src/session/server-reuse.js';
 import { WindowSlot } from '../../../extensions/vscode/src/session/window-slot.js';
-import { ServerStateFile, settingsHash, type ServerState } from '../../../extensions/vscode/src/session/server-state.js';
+import { ServerStateFile, serverStateDir, settingsHash, type ServerState } from '../../../extensions/vscode/src/session/server-state.js';
 import { CHIMERA } from '../../support/spawn.mjs';
 import { tempDir, tempEnv, writeScript, type TempEnv } from '../../support/temp.mjs';
 
@@ -246,5 +246,17 @@ describe('versionToStart', () => {
   it('asks the command these settings start (args before serve, then --version)', async () => {
     env = tempEnv();
     expect(await versionToStart(settings(env), env.ws)).toBe('0.1.0');
+  });
+});
+
+describe('serverStateDir', () => {
+  it("is under CHIMERA_HOME (the settings', else the environment's, else ~/.chimera), one folder per workspace", () => {
+    const s = (env: Record<string, string>) => ({ command: 'chimera', args: ['ferret', 'serve'], env });
+    const a = serverStateDir(s({ CHIMERA_HOME: '/h/set' }), '/w/one', {}, '/home/u');
+    expect(a.startsWith('/h/set/ferret/vscode/')).toBe(true);
+    expect(serverStateDir(s({ CHIMERA_HOME: '/h/set' }), '/w/one/', {}, '/home/u')).toBe(a);
+    expect(serverStateDir(s({ CHIMERA_HOME: '/h/set' }), '/w/two', {}, '/home/u')).not.toBe(a);
+    expect(serverStateDir(s({}), '/w/one', { CHIMERA_HOME: '/h/env' }, '/home/u').startsWith('/h/env/ferret/vscode/')).toBe(true);
+    expect(serverStateDir(s({}), '/w/one', {}, '/home/u').startsWith('/home/u/.chimera/ferret/vscode/')).toBe(true);
   });
 });

@@ -16,7 +16,7 @@ import { AgentRequests } from './agent-requests.js';
 import { pickSession, rememberSession } from './history.js';
 import { DetachedServer } from './detached-start.js';
 import { ChimeraServer } from './server.js';
-import { ServerStateFile, type HeldWrite } from './server-state.js';
+import { ServerStateFile, serverStateDir, type HeldWrite } from './server-state.js';
 import { sharedStorage, WindowSlot } from './window-slot.js';
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err));
@@ -49,7 +49,7 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
 
   private readonly requests: AgentRequests;
   /** Where a detached server is written down for the next window (none without a storage folder). */
-  private readonly stateFile: ServerStateFile | undefined;
+  private readonly canDetach: boolean;
   /** The detached server in use (undefined with a stdio child). */
   private detached: DetachedServer | undefined;
   /** Writes an earlier window held, taken over here: withdrawn when their turn ends. */
@@ -74,7 +74,8 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
     // One folder for every window on this workspace: they share the server and see each other.
     const own = ctx.storageUri?.scheme === 'file' ? ctx.storageUri.fsPath : undefined;
     const storage = own && sharedStorage(own);
-    this.stateFile = storage ? new ServerStateFile(storage) : undefined;
+    // A window with a storage folder can keep a server across reloads (its file: serverStateDir).
+    this.canDetach = storage !== undefined && storage !== '';
     this.slotReady = storage && own
       ? WindowSlot.claim(storage, own).then(
           (slot) => {
@@ -402,11 +403,12 @@ export class ChimeraController implements ClientHandlers, vscode.Disposable {
         void showError(exitError(exit.code, exit.signal, last), this.log);
       },
     };
-    const detach = this.stateFile && vscode.workspace.getConfiguration('chimera').get<boolean>('keepServerOnReload', true);
+    const detach = this.canDetach && vscode.workspace.getConfiguration('chimera').get<boolean>('keepServerOnReload', true);
     try {
       const slot = detach ? await this.slotReady : undefined;
-      if (detach && this.stateFile && slot) {
-        this.detached = await DetachedServer.open(s, cwd, version, this, events, this.stateFile, slot);
+      if (detach && slot) {
+        // The server's file is kept under CHIMERA_HOME (serverStateDir), out of the agent's reach.
+        this.detached = await DetachedServer.open(s, cwd, version, this, events, new ServerStateFile(serverStateDir(s, cwd)), slot);
         const info = this.detached.server.init.agentInfo;
         this.log.info(`connected to ${info?.title ?? info?.name ?? 'the agent'} ${info?.version ?? ''} (a detached server: it outlives a window reload)`);
         return this.detached.server;

@@ -1,12 +1,14 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { ServerSettings } from '../server-settings.js';
 
 // What a window needs to find this workspace's detached server: where it listens and its token
-// (so the file is 0600, in the extension's own storage folder, which ferret's sandbox hides from
-// commands and file tools: src/sandbox/paths/secret-paths.ts) and what it was started with (the
+// (so the file is 0600, under CHIMERA_HOME: every ferret process on that home hides its state from
+// the agent's commands and file tools, wherever an editor keeps its own storage; see
+// serverStateDir) and what it was started with (the
 // extension's version, the program on disk, the version it reported: whether it is still the
 // server a later window would start, server-reuse.ts). The settings are kept as a hash only:
 // chimera.env may hold API keys, and one copy of them (settings.json) is enough. What each window
@@ -105,4 +107,15 @@ function readPrivate(file: string): string {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The folder of a workspace's detached server file: CHIMERA_HOME/ferret/vscode/<workspace hash>,
+ * the same for every window on the folder. Not the editor's storage folder: an editor's data can
+ * live anywhere (a portable build, Flatpak, a fork, --user-data-dir), and a token there could
+ * reach the model through a command that reads it; ferret's own state never can.
+ */
+export function serverStateDir(settings: ServerSettings, cwd: string, env: NodeJS.ProcessEnv = process.env, home = homedir()): string {
+  const root = settings.env['CHIMERA_HOME'] || env['CHIMERA_HOME'] || join(home, '.chimera');
+  return join(resolve(root), 'ferret', 'vscode', createHash('sha256').update(resolve(cwd)).digest('hex').slice(0, 24));
 }

@@ -54,14 +54,14 @@ describe('the Chimera extension in VS Code in the browser', () => {
   let sessionId: string;
   let httpUrl: string;
   let sse: SseReader;
-  /** The detached server as the extension wrote it down (storage folder): its pid, url and token. */
+  /** The detached server as the extension wrote it down (under CHIMERA_HOME/ferret/vscode/): its pid, url and token. */
   const serverState = (): { pid: number; url: string; token: string; sessionId?: string } => {
-    const root = join(cs.userData, 'User', 'workspaceStorage');
-    for (const d of readdirSync(root)) {
-      const f = join(root, d, 'ferret.chimera', 'server.json');
+    const root = join(home, 'ferret', 'vscode');
+    for (const d of existsSync(root) ? readdirSync(root) : []) {
+      const f = join(root, d, 'server.json');
       if (existsSync(f)) return JSON.parse(readFileSync(f, 'utf8')) as { pid: number; url: string; token: string };
     }
-    throw new Error('no server.json in the extension storage');
+    throw new Error('no server.json under CHIMERA_HOME/ferret/vscode');
   };
   const alive = (pid: number): boolean => {
     try {

@@ -100,7 +100,7 @@ export class OpenedWorkbench {
     return wb;
   }
 
-  /** The extension's storage folder for this workspace (server.json, window records). */
+  /** The extension's storage folder for this workspace (window records). */
   storage(): string {
     const root = join(this.cs.userData, 'User', 'workspaceStorage');
     for (const d of readdirSync(root)) {
@@ -112,11 +112,16 @@ export class OpenedWorkbench {
 
   /** The detached server as the extension wrote it down (none with keepServerOnReload off). */
   serverState(): { pid: number; url: string; token: string } | undefined {
-    try {
-      return JSON.parse(readFileSync(join(this.storage(), 'server.json'), 'utf8')) as { pid: number; url: string; token: string };
-    } catch {
-      return undefined;
+    // Kept under CHIMERA_HOME/ferret/vscode/<workspace hash>/ (serverStateDir), out of the agent's reach.
+    const root = join(this.tmp, 'chimera-home', 'ferret', 'vscode');
+    for (const d of existsSync(root) ? readdirSync(root) : []) {
+      try {
+        return JSON.parse(readFileSync(join(root, d, 'server.json'), 'utf8')) as { pid: number; url: string; token: string };
+      } catch {
+        // not this folder
+      }
     }
+    return undefined;
   }
 
   /** Ends the detached server (it outlives windows by design), the browser and code-server; keeps the folder after a failure. */

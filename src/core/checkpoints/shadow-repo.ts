@@ -116,9 +116,9 @@ export class ShadowRepo {
   }
 
   /**
-   * Takes the first snapshot now, in the background, where it would take seconds (a big git
-   * repository): called when a session's turn starts, so the turn's first change does not wait
-   * for it. Later snapshots cost what changed since (git's own stat cache).
+   * Called at each turn's start: in a big git repository, records the workspace now, in the
+   * background (the first time, a snapshot of seconds; later, the journal's look), so the turn's
+   * first change finds it recorded. Nothing at all in a small workspace.
    */
   prepare(): Promise<void> {
     return this.serial(async () => {

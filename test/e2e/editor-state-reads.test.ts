@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeServer } from '../fakes/fake-server.js';
 import * as R from '../fakes/openai-responses.js';
 import type { FerretClient, Json } from '../support/ferret-client.mjs';
+import { answeredTurn } from '../support/answered-turn.js';
 import { ferretPerTest } from '../support/per-test.js';
 import { CHIMERA } from '../support/spawn.mjs';
 import { tempDir, writeScript } from '../support/temp.mjs';
@@ -53,15 +54,7 @@ describe('editor state folders (server.json, extension logins), end to end', () 
   async function turn(call: [string, Json], answer?: 'allow' | 'deny'): Promise<{ srv: FerretClient; sid: string; asked: Json | undefined }> {
     fake.reply(toolCall(...call), done);
     const srv = start(['--model', 'openai/gpt-5', '--sandbox', 'workspace-write', '--approval', 'auto'], { OPENAI_API_KEY: 'sk-test', HOME: home });
-    const sid = (await srv.call('session/new', {}))['sessionId'] as string;
-    const reply = srv.call('session/message', { sessionId: sid, text: 'go' });
-    let asked: Json | undefined;
-    if (answer) {
-      asked = (await srv.waitFor((x) => x['params']?.kind === 'permission_request', 20_000))['params'] as Json;
-      await srv.call('permission/respond', { sessionId: sid, id: asked['id'], decision: answer });
-    }
-    await reply;
-    return { srv, sid, asked };
+    return { srv, ...(await answeredTurn(srv, 'go', answer)) };
   }
 
   it('`cat` of server.json asks; even allowed, the sandbox shows neither token nor login, while settings.json stays readable', async () => {

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeServer } from '../fakes/fake-server.js';
 import * as R from '../fakes/openai-responses.js';
 import type { FerretClient, Json } from '../support/ferret-client.mjs';
+import { answeredTurn } from '../support/answered-turn.js';
 import { ferretPerTest } from '../support/per-test.js';
 import { scratchRoot } from '../support/scratch.mjs';
 
@@ -38,16 +39,7 @@ describe('secret locations, end to end (fake HOME, recording fake provider)', ()
   async function turn(flags: string[], call: [string, Json], answer?: 'allow' | 'deny'): Promise<{ srv: FerretClient; sid: string; asked: Json | undefined }> {
     fake.reply(toolCall(...call), done);
     const srv = start(['--model', 'openai/gpt-5', ...flags], { OPENAI_API_KEY: 'sk-test', HOME: home });
-    const s = await srv.call('session/new', {});
-    const sid = s['sessionId'] as string;
-    const reply = srv.call('session/message', { sessionId: sid, text: 'go' });
-    let asked: Json | undefined;
-    if (answer) {
-      asked = (await srv.waitFor((x) => x['params']?.kind === 'permission_request', 20_000))['params'] as Json;
-      await srv.call('permission/respond', { sessionId: sid, id: asked['id'], decision: answer });
-    }
-    await reply;
-    return { srv, sid, asked };
+    return { srv, ...(await answeredTurn(srv, 'go', answer)) };
   }
 
   it('read-only + auto: `cat ~/.ssh/id_rsa` asks; refused, the key never reaches the provider', async () => {

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeServer } from '../fakes/fake-server.js';
 import * as R from '../fakes/openai-responses.js';
 import type { FerretClient, Json } from '../support/ferret-client.mjs';
+import { answeredTurn } from '../support/answered-turn.js';
 import { ferretPerTest } from '../support/per-test.js';
 
 const PAGE = '<html><head><title>Widget docs</title><script>steal()</script></head><body><h2>Install</h2><p>Run <code>npm i widget</code>.</p></body></html>';
@@ -54,15 +55,7 @@ describe('web_fetch, end to end (loopback page server, recording fake provider)'
   async function turn(approval: string, url: string, answer?: 'allow' | 'deny' | 'never'): Promise<{ srv: FerretClient; sid: string; asked: Json | undefined }> {
     fake.reply(toolCall({ url, prompt: 'how to install' }), done);
     const srv = start(['--model', 'openai/gpt-5', '--approval', approval], { OPENAI_API_KEY: 'sk-test' });
-    const sid = (await srv.call('session/new', {}))['sessionId'] as string;
-    const reply = srv.call('session/message', { sessionId: sid, text: 'read the docs' });
-    let asked: Json | undefined;
-    if (answer) {
-      asked = (await srv.waitFor((x) => x['params']?.kind === 'permission_request', 20_000))['params'] as Json;
-      await srv.call('permission/respond', { sessionId: sid, id: asked['id'], decision: answer });
-    }
-    await reply;
-    return { srv, sid, asked };
+    return { srv, ...(await answeredTurn(srv, 'read the docs', answer)) };
   }
 
   it('auto asks before fetching a host nobody allowed; allowed, the page reaches the model as Markdown', async () => {

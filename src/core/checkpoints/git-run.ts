@@ -40,7 +40,17 @@ export function shadowEnv(place: ShadowPlace): Record<string, string> {
 const KEEP_CHARS = 64 * 1024 * 1024;
 
 /** Runs git with `args`; its stdout, or GitFailed with its stderr. */
-export async function git(place: ShadowPlace, args: string[], okCodes: readonly number[] = [0], stdinFile?: string, timeoutMs?: number): Promise<string> {
+export interface GitOptions {
+  /** Exit codes that are not a failure (default: 0). */
+  ok?: readonly number[];
+  /** A file given to git as its stdin (a NUL-separated path list). */
+  stdinFile?: string;
+  /** Killed after this long (and failing like any other error). */
+  timeoutMs?: number;
+}
+
+export async function git(place: ShadowPlace, args: string[], opts: GitOptions = {}): Promise<string> {
+  const { ok: okCodes = [0], stdinFile, timeoutMs } = opts;
   const env = shadowEnv(place);
   // `git init` takes the folder as its argument and refuses a work tree in its environment.
   if (args[0] === 'init') {

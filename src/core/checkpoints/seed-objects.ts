@@ -125,7 +125,7 @@ export async function seedObjects(place: ShadowPlace, from: string, cacheRoot?: 
       // in), this is a regular file or it is not used.
       if (!(await lstat(tmp))?.isFile()) continue;
       const idx = join(staging, `lent-${i}.idx`);
-      const out = await git(place, ['index-pack', '--threads=1', '-o', idx, tmp], [0, 1, 128], undefined, left).catch(() => '');
+      const out = await git(place, ['index-pack', '--threads=1', '-o', idx, tmp], { timeoutMs: left }).catch(() => '');
       const hash = HASH.exec(out)?.[1];
       if (!hash) continue;
       // The pack first, its index last: git sees a pack only once its .idx is there.

@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import { ChangeJournal } from '../../sandbox/index.js';
 import { isAbsolute, join, relative } from 'node:path';
 import { git, zList, type ShadowPlace } from './git-run.js';
-import { isBigRepo, seedObjects, workspaceRepo } from './seed-objects.js';
+import { isBigRepo, seedObjects, workspaceRepo, type WorkspaceRepo } from './seed-objects.js';
 import { sortChanges } from './sort-changes.js';
 
 /** A file larger than this is not recorded (and a restore leaves it as it is). */
@@ -68,6 +68,8 @@ export class ShadowRepo {
   private journal: ChangeJournal | undefined;
   /** The last snapshot did not finish: what the journal reported then was not recorded, so the next lists everything. */
   private unsure = true;
+  private repo: Promise<WorkspaceRepo | undefined> | undefined;
+  private big: Promise<boolean> | undefined;
   /** When the tree was last listed whole. */
   private wholeAt = 0;
   /** How the latest snapshot found what changed (for tests and the debug log). */
@@ -101,7 +103,7 @@ export class ShadowRepo {
         const text = [...byKey].map(([section, kv]) => `[${section}]\n${kv.map(([n, v]) => `\t${n} = ${v}\n`).join('')}`).join('');
         await fsp.appendFile(join(gitDir, 'config'), text);
         // Once, at creation: the workspace repository's packs, so the first snapshot need not store every file again.
-        const from = await workspaceRepo(workTree);
+        const from = await this.workspace();
         if (from) await seedObjects(this.place, from.objects, this.opts.packCache).catch(() => 0);
       }
       await fsp.mkdir(join(gitDir, 'info'), { recursive: true });
@@ -109,7 +111,7 @@ export class ShadowRepo {
       const out = this.leaveOut.map((d) => relative(workTree, d)).filter((r) => r && !r.startsWith('..') && !isAbsolute(r));
       const never = NEVER.map((n) => `${n}/\n`).join('');
       await fsp.writeFile(join(gitDir, 'info', 'exclude'), never + out.map((r) => `/${r.replace(/([\\*?[\]!# ])/g, '\\$1')}/\n`).join(''));
-      this.head = (await git(this.place, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], [0, 1])).trim() || undefined;
+      this.head = (await git(this.place, ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { ok: [0, 1] })).trim() || undefined;
       if (this.head) this.headTree = (await git(this.place, ['rev-parse', `${this.head}^{tree}`])).trim();
       if (await this.isBig()) this.journal = new ChangeJournal(workTree, new Set(NEVER), this.leaveOut);
     })());
@@ -135,12 +137,16 @@ export class ShadowRepo {
     });
   }
 
-  /** Whether the workspace is big enough for the journal (and for recording ahead of the first change). */
-  private async isBig(): Promise<boolean> {
+  /** The workspace's git repository, looked up once (every turn's prepare asks). */
+  private workspace(): Promise<WorkspaceRepo | undefined> {
+    return (this.repo ??= workspaceRepo(this.place.workTree));
+  }
+
+  /** Whether the workspace is big enough for the journal (and for recording ahead of the first change); decided once. */
+  private isBig(): Promise<boolean> {
     const mode = this.opts.journal ?? 'auto';
-    if (mode !== 'auto') return mode === 'on';
-    const repo = await workspaceRepo(this.place.workTree);
-    return repo !== undefined && (await isBigRepo(repo));
+    if (mode !== 'auto') return Promise.resolve(mode === 'on');
+    return (this.big ??= this.workspace().then((repo) => repo !== undefined && isBigRepo(repo)));
   }
 
   /** Runs `fn` after every step queued before it (a failed one does not stop the queue). */
@@ -237,7 +243,7 @@ export class ShadowRepo {
 
   /** Runs git with a NUL-separated list of paths as its stdin. */
   private async withStdin(paths: readonly string[], args: string[]): Promise<void> {
-    await this.withFile(paths, (file) => git(this.place, args, [0], file));
+    await this.withFile(paths, (file) => git(this.place, args, { stdinFile: file }));
   }
 
   private async withFile(paths: readonly string[], run: (file: string) => Promise<string>): Promise<void> {

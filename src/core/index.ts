@@ -30,7 +30,8 @@ export type {
 export type { SessionState } from './session-state.js';
 export type { SessionFold } from './folds.js';
 export type { Listener, Subscription, SubscribeOptions } from './bus.js';
-export type { SessionLimits, TurnActivity } from './sessions/session-manager.js';
+export type { SessionLimits } from './sessions/session-manager.js';
+export type { TurnActivity } from './sessions/turn-activity.js';
 export type { Tool } from '../tools/define.js';
 export type { Credential, ModelChoice } from '../providers/catalog.js';
 export * from '../protocol/index.js';

@@ -11,6 +11,7 @@ import type { SessionFold } from '../folds.js';
 import type { SessionDeps } from '../turn-host.js';
 import { resolveRoots, resolveWorkspace } from '../workspace.js';
 import type { LiveSession } from './live-session.js';
+import { stopTurns, turnActivity, type TurnActivity } from './turn-activity.js';
 import { storageError, type LocalOpener } from './local-opener.js';
 import type { LocalSession } from '../session/local-session.js';
 import type { EventDraft, SessionEvent } from '../../protocol/index.js';
@@ -26,9 +27,6 @@ export interface SessionLimits {
   /** …once they have been idle this long (default 3 s): sessions just made or used stay a moment. */
   lruGraceMs?: number;
 }
-
-/** What this server's running turns do now (serve --idle-exit): none, all wait on a person, or one works. */
-export type TurnActivity = 'none' | 'waiting' | 'working';
 
 // maxLive: a thousand sessions at work at once stay in memory (~16 KB each idle; their files are pooled).
 export const DEFAULT_LIMITS: SessionLimits = { idleMs: 10 * 60_000, maxLive: 1024 };
@@ -415,31 +413,14 @@ export class SessionManager implements Sessions {
     return false;
   }
 
-  /** What the running turns do: none run, every one waits on a person, or one works (the model, a command). */
+  /** What the running turns do (turn-activity.ts). */
   get turnActivity(): TurnActivity {
-    let any = false;
-    for (const s of this.live.values()) {
-      if (s.status !== 'running') continue;
-      if (s.waitingOnPerson !== true) return 'working';
-      any = true;
-    }
-    return any ? 'waiting' : 'none';
+    return turnActivity(this.live.values());
   }
 
-  /** Stops every running turn as a person's Stop would, each session told why first (a notice in its log). */
+  /** Stops every running turn as a person's Stop would, each session told why first. */
   stopTurns(why: string): number {
-    let n = 0;
-    for (const s of this.live.values()) {
-      if (s.status !== 'running') continue;
-      try {
-        s.emit({ type: 'notice', data: { level: 'warning', text: why } });
-      } catch {
-        // a session another server writes: its turn is not ours to stop
-        continue;
-      }
-      if (s.cancel()) n++;
-    }
-    return n;
+    return stopTurns(this.live.values(), why);
   }
 
   /** The `/` menu of a session in `cwd`: the built-ins, then the team's command files (read now; files left out are logged once). */
